@@ -1,0 +1,32 @@
+//! `qd-mir`: qd's structured-SSA mid-level IR.
+//!
+//! A kernel is a [`Function`]: typed parameters, a launch configuration, shared arrays and a body
+//! [`Region`] whose `if`/`loop` instructions own nested regions (MLIR `scf` style). Every op is
+//! declared once in the op table ([`ops`]). Around that core this crate owns the verifier, the
+//! `.qdm` text format, analyses, passes and the SIMT interpreter (the reference oracle for every
+//! back end and the engine of the `cpu` device).
+//!
+//! ```text
+//! kernel @double(%buf: ptr<global, u32>, %n: u32 uniform) block(64) grid(cover %n) {
+//!   %0 = thread_id x : u32
+//!   …
+//! }
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod entities;
+pub mod eval;
+pub mod function;
+pub mod inst;
+pub mod ops;
+pub mod types;
+
+pub use entities::{Inst, Param, Region, SharedArr, Value};
+pub use function::{
+    Function, GridPolicy, Launch, LaunchArg, LaunchConfig, Module, ParamData, Program, ProgramParam, RegionData,
+    SharedArrData, ValueData, ValueDef,
+};
+pub use inst::{Imm, InstData, Tile, ValueList};
+pub use ops::{AtomicOp, CmpCond, Dim, Format, GroupOp, OpInfo, Opcode, PredOp, Scope};
+pub use types::{AddrSpace, ScalarType, Type};

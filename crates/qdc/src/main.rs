@@ -1,0 +1,2 @@
+//! `qdc`: the qd command line.
+fn main() {}
