@@ -30,3 +30,20 @@ entity_impl!(SharedArr, "shared");
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Param(u32);
 entity_impl!(Param, "param");
+
+/// Any entity a diagnostic can point at (the verifier and annotated printing use it).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AnyEntity {
+    /// The function as a whole (its header line).
+    Function,
+    /// A kernel parameter, by position.
+    Param(u16),
+    /// A shared array declaration.
+    Shared(SharedArr),
+    /// An instruction.
+    Inst(Inst),
+    /// A region (its opening line).
+    Region(Region),
+    /// A value (its definition).
+    Value(Value),
+}

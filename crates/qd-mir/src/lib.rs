@@ -20,9 +20,10 @@ pub mod eval;
 pub mod function;
 pub mod inst;
 pub mod ops;
+pub mod text;
 pub mod types;
 
-pub use entities::{Inst, Param, Region, SharedArr, Value};
+pub use entities::{AnyEntity, Inst, Param, Region, SharedArr, Value};
 pub use function::{
     Function, GridPolicy, Launch, LaunchArg, LaunchConfig, Module, ParamData, Program, ProgramParam, RegionData,
     SharedArrData, ValueData, ValueDef,
