@@ -9,7 +9,7 @@ use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::eval::{as_i64, f32_of, f64_of};
 use crate::function::{Function, GridPolicy, LaunchArg, Module, Program, ValueDef};
 use crate::inst::{Imm, Tile};
-use crate::ops::{Format, Opcode};
+use crate::ops::Format;
 use crate::types::ScalarType;
 use core::fmt::{self, Write};
 use cranelift_entity::SecondaryMap;
