@@ -63,62 +63,193 @@ fn wide(ty: ScalarType, bits: u64) -> i128 {
     }
 }
 
-/// Evaluates a binary op (`add sub mul div rem min max and or xor shl shr`).
+/// The binary arithmetic/bitwise ops that [`binary`] evaluates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+    /// `div`
+    Div,
+    /// `rem`
+    Rem,
+    /// `min`
+    Min,
+    /// `max`
+    Max,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+    /// `shl`
+    Shl,
+    /// `shr`
+    Shr,
+}
+
+/// The unary ops that [`unary`] evaluates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `neg`
+    Neg,
+    /// `abs`
+    Abs,
+    /// `not`
+    Not,
+    /// `sqrt`
+    Sqrt,
+    /// `clz`
+    Clz,
+    /// `popcount`
+    Popcount,
+    /// `bitrev`
+    Bitrev,
+}
+
+impl Opcode {
+    /// The scalar binary operation of this opcode, if it is one (`add` … `shr`).
+    pub fn as_binop(self) -> Option<BinOp> {
+        use Opcode as O;
+        Some(match self {
+            O::Add => BinOp::Add,
+            O::Sub => BinOp::Sub,
+            O::Mul => BinOp::Mul,
+            O::Div => BinOp::Div,
+            O::Rem => BinOp::Rem,
+            O::Min => BinOp::Min,
+            O::Max => BinOp::Max,
+            O::And => BinOp::And,
+            O::Or => BinOp::Or,
+            O::Xor => BinOp::Xor,
+            O::Shl => BinOp::Shl,
+            O::Shr => BinOp::Shr,
+            O::Const | O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev | O::Fma => return None,
+            O::Select | O::Cmp | O::Cast | O::Bitcast | O::SharedAddr | O::PtrOffset | O::Load | O::Store => {
+                return None
+            }
+            O::AtomicRmw | O::AtomicCas | O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId => {
+                return None
+            }
+            O::SubgroupId | O::SubgroupSize | O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => {
+                return None
+            }
+            O::Broadcast | O::Ballot | O::BallotFirstN | O::VoteAll | O::VoteAny | O::VoteEq => return None,
+            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce | O::SubgroupSync | O::BlockSync => return None,
+            O::BlockSyncPred | O::Fence | O::If | O::Loop | O::Yield | O::Break | O::Continue | O::Return => {
+                return None
+            }
+        })
+    }
+
+    /// The scalar unary operation of this opcode, if it is one (`neg` … `bitrev`).
+    pub fn as_unop(self) -> Option<UnOp> {
+        use Opcode as O;
+        Some(match self {
+            O::Neg => UnOp::Neg,
+            O::Abs => UnOp::Abs,
+            O::Not => UnOp::Not,
+            O::Sqrt => UnOp::Sqrt,
+            O::Clz => UnOp::Clz,
+            O::Popcount => UnOp::Popcount,
+            O::Bitrev => UnOp::Bitrev,
+            O::Const | O::Add | O::Sub | O::Mul | O::Div | O::Rem | O::Min | O::Max | O::And | O::Or => return None,
+            O::Xor | O::Shl | O::Shr | O::Fma => return None,
+            O::Select | O::Cmp | O::Cast | O::Bitcast | O::SharedAddr | O::PtrOffset | O::Load | O::Store => {
+                return None
+            }
+            O::AtomicRmw | O::AtomicCas | O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId => {
+                return None
+            }
+            O::SubgroupId | O::SubgroupSize | O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => {
+                return None
+            }
+            O::Broadcast | O::Ballot | O::BallotFirstN | O::VoteAll | O::VoteAny | O::VoteEq => return None,
+            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce | O::SubgroupSync | O::BlockSync => return None,
+            O::BlockSyncPred | O::Fence | O::If | O::Loop | O::Yield | O::Break | O::Continue | O::Return => {
+                return None
+            }
+        })
+    }
+}
+
+/// Evaluates a binary op (`add sub mul div rem min max and or xor shl shr`); any other opcode is
+/// [`EvalError::BadType`].
 pub fn binary(op: Opcode, ty: ScalarType, a: u64, b: u64) -> Result<u64, EvalError> {
+    match op.as_binop() {
+        Some(op) => eval_binop(op, ty, a, b),
+        None => Err(EvalError::BadType),
+    }
+}
+
+/// Evaluates a [`BinOp`] on two values of type `ty`.
+pub fn eval_binop(op: BinOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, EvalError> {
     use ScalarType as S;
     let r = match ty {
         S::F32 => {
             let (x, y) = (f32_of(a), f32_of(b));
             bits_f32(match op {
-                Opcode::Add => x + y,
-                Opcode::Sub => x - y,
-                Opcode::Mul => x * y,
-                Opcode::Div => x / y,
-                Opcode::Rem => x % y,
-                Opcode::Min => x.min(y),
-                Opcode::Max => x.max(y),
-                _ => return Err(EvalError::BadType),
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Rem => x % y,
+                BinOp::Min => x.min(y),
+                BinOp::Max => x.max(y),
+                BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => return Err(EvalError::BadType),
             })
         }
         S::F64 => {
             let (x, y) = (f64_of(a), f64_of(b));
             bits_f64(match op {
-                Opcode::Add => x + y,
-                Opcode::Sub => x - y,
-                Opcode::Mul => x * y,
-                Opcode::Div => x / y,
-                Opcode::Rem => x % y,
-                Opcode::Min => x.min(y),
-                Opcode::Max => x.max(y),
-                _ => return Err(EvalError::BadType),
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Rem => x % y,
+                BinOp::Min => x.min(y),
+                BinOp::Max => x.max(y),
+                BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => return Err(EvalError::BadType),
             })
         }
         S::Bool => match op {
-            Opcode::And => a & b,
-            Opcode::Or => a | b,
-            Opcode::Xor => a ^ b,
-            _ => return Err(EvalError::BadType),
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::Min
+            | BinOp::Max
+            | BinOp::Shl
+            | BinOp::Shr => return Err(EvalError::BadType),
         },
         S::I32 | S::U32 | S::I64 | S::U64 => {
             let bits = ty.bits();
             let (x, y) = (wide(ty, a), wide(ty, b));
             match op {
-                Opcode::Add => a.wrapping_add(b),
-                Opcode::Sub => a.wrapping_sub(b),
-                Opcode::Mul => a.wrapping_mul(b),
-                Opcode::Div | Opcode::Rem => {
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::Div | BinOp::Rem => {
                     if y == 0 {
                         return Err(EvalError::DivByZero);
                     }
                     // i128 cannot overflow here; INT_MIN / -1 wraps to INT_MIN after canon.
-                    (if op == Opcode::Div { x / y } else { x % y }) as u64
+                    (if op == BinOp::Div { x / y } else { x % y }) as u64
                 }
-                Opcode::Min => x.min(y) as u64,
-                Opcode::Max => x.max(y) as u64,
-                Opcode::And => a & b,
-                Opcode::Or => a | b,
-                Opcode::Xor => a ^ b,
-                Opcode::Shl => {
+                BinOp::Min => x.min(y) as u64,
+                BinOp::Max => x.max(y) as u64,
+                BinOp::And => a & b,
+                BinOp::Or => a | b,
+                BinOp::Xor => a ^ b,
+                BinOp::Shl => {
                     let s = wide(ty.unsigned(), b);
                     if s >= i128::from(bits) {
                         0
@@ -126,7 +257,7 @@ pub fn binary(op: Opcode, ty: ScalarType, a: u64, b: u64) -> Result<u64, EvalErr
                         a << s
                     }
                 }
-                Opcode::Shr => {
+                BinOp::Shr => {
                     // Amounts ≥ the width saturate: sign fill for signed, 0 for unsigned (PTX's clamp).
                     let s = wide(ty.unsigned(), b).min(i128::from(bits) - 1);
                     let sat = wide(ty.unsigned(), b) >= i128::from(bits);
@@ -136,61 +267,71 @@ pub fn binary(op: Opcode, ty: ScalarType, a: u64, b: u64) -> Result<u64, EvalErr
                         (x >> s) as u64
                     }
                 }
-                _ => return Err(EvalError::BadType),
             }
         }
     };
     Ok(canon(ty, r))
 }
 
-/// Evaluates a unary op (`neg abs not sqrt clz popcount bitrev`).
+/// Evaluates a unary op (`neg abs not sqrt clz popcount bitrev`); any other opcode is
+/// [`EvalError::BadType`].
 pub fn unary(op: Opcode, ty: ScalarType, a: u64) -> Result<u64, EvalError> {
+    match op.as_unop() {
+        Some(op) => eval_unop(op, ty, a),
+        None => Err(EvalError::BadType),
+    }
+}
+
+/// Evaluates a [`UnOp`] on a value of type `ty`.
+pub fn eval_unop(op: UnOp, ty: ScalarType, a: u64) -> Result<u64, EvalError> {
     use ScalarType as S;
     let r = match ty {
         S::F32 => {
             let x = f32_of(a);
             bits_f32(match op {
-                Opcode::Neg => -x,
-                Opcode::Abs => x.abs(),
-                Opcode::Sqrt => x.sqrt(),
-                _ => return Err(EvalError::BadType),
+                UnOp::Neg => -x,
+                UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev => return Err(EvalError::BadType),
             })
         }
         S::F64 => {
             let x = f64_of(a);
             bits_f64(match op {
-                Opcode::Neg => -x,
-                Opcode::Abs => x.abs(),
-                Opcode::Sqrt => x.sqrt(),
-                _ => return Err(EvalError::BadType),
+                UnOp::Neg => -x,
+                UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev => return Err(EvalError::BadType),
             })
         }
         S::Bool => match op {
-            Opcode::Not => a ^ 1,
-            _ => return Err(EvalError::BadType),
+            UnOp::Not => a ^ 1,
+            UnOp::Neg | UnOp::Abs | UnOp::Sqrt | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev => {
+                return Err(EvalError::BadType)
+            }
         },
         S::I32 | S::U32 | S::I64 | S::U64 => {
             let w = ty.bits();
             match op {
-                Opcode::Neg => a.wrapping_neg(),
-                Opcode::Abs => {
+                UnOp::Neg => a.wrapping_neg(),
+                UnOp::Abs => {
                     if ty.is_signed() {
                         wide(ty, a).unsigned_abs() as u64
                     } else {
                         a
                     }
                 }
-                Opcode::Not => !a,
-                Opcode::Clz => u64::from(if w == 32 { (a as u32).leading_zeros() } else { a.leading_zeros() }),
-                Opcode::Popcount => u64::from(canon(ty, a).count_ones()),
-                Opcode::Bitrev => {
+                UnOp::Not => !a,
+                UnOp::Clz => u64::from(if w == 32 { (a as u32).leading_zeros() } else { a.leading_zeros() }),
+                UnOp::Popcount => u64::from(canon(ty, a).count_ones()),
+                UnOp::Bitrev => {
                     if w == 32 {
                         u64::from((a as u32).reverse_bits())
                     } else {
                         a.reverse_bits()
                     }
                 }
-                _ => return Err(EvalError::BadType),
+                UnOp::Sqrt => return Err(EvalError::BadType),
             }
         }
     };
