@@ -198,8 +198,8 @@ pub fn eval_binop(op: BinOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Eval
                 BinOp::Mul => x * y,
                 BinOp::Div => x / y,
                 BinOp::Rem => x % y,
-                BinOp::Min => x.min(y),
-                BinOp::Max => x.max(y),
+                BinOp::Min => min_f32(x, y),
+                BinOp::Max => max_f32(x, y),
                 BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => return Err(EvalError::BadType),
             })
         }
@@ -211,8 +211,8 @@ pub fn eval_binop(op: BinOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Eval
                 BinOp::Mul => x * y,
                 BinOp::Div => x / y,
                 BinOp::Rem => x % y,
-                BinOp::Min => x.min(y),
-                BinOp::Max => x.max(y),
+                BinOp::Min => min_f64(x, y),
+                BinOp::Max => max_f64(x, y),
                 BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => return Err(EvalError::BadType),
             })
         }
@@ -271,6 +271,39 @@ pub fn eval_binop(op: BinOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Eval
         }
     };
     Ok(canon(ty, r))
+}
+
+// Float min/max: IEEE 754-2008 minNum/maxNum (a single NaN operand is ignored; two NaNs give
+// NaN), made commutative and deterministic on signed zeros: min(+0, -0) = -0, max(+0, -0) = +0
+// (as IEEE 754-2019 minimum/maximum order zeros). Reductions then give bit-identical results on
+// every lane whatever the combination order.
+fn min_f32(x: f32, y: f32) -> f32 {
+    if x == y {
+        f32::from_bits(x.to_bits() | y.to_bits())
+    } else {
+        x.min(y)
+    }
+}
+fn max_f32(x: f32, y: f32) -> f32 {
+    if x == y {
+        f32::from_bits(x.to_bits() & y.to_bits())
+    } else {
+        x.max(y)
+    }
+}
+fn min_f64(x: f64, y: f64) -> f64 {
+    if x == y {
+        f64::from_bits(x.to_bits() | y.to_bits())
+    } else {
+        x.min(y)
+    }
+}
+fn max_f64(x: f64, y: f64) -> f64 {
+    if x == y {
+        f64::from_bits(x.to_bits() & y.to_bits())
+    } else {
+        x.max(y)
+    }
 }
 
 /// Evaluates a unary op (`neg abs not sqrt clz popcount bitrev`); any other opcode is

@@ -7,7 +7,7 @@
 //! back end and the engine of the `cpu` device).
 //!
 //! ```text
-//! kernel @double(%buf: ptr<global, u32>, %n: u32 uniform) block(64) grid(cover %n) {
+//! kernel @double(%buf: ptr<global, u32>, %n: u32 uniform) block(64, 1, 1) grid(cover %n) {
 //!   %0 = thread_id x : u32
 //!   …
 //! }

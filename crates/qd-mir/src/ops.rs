@@ -176,9 +176,9 @@ ops! {
     Div = "div", Binary, args 2, results 1, [pure];
     /// Remainder with the sign of the dividend (fault on zero divisor for integers).
     Rem = "rem", Binary, args 2, results 1, [pure];
-    /// Minimum (floats: IEEE minNum, a NaN operand is ignored).
+    /// Minimum (floats: IEEE minNum — a NaN operand is ignored — with min(+0, -0) = -0).
     Min = "min", Binary, args 2, results 1, [pure];
-    /// Maximum (floats: IEEE maxNum).
+    /// Maximum (floats: IEEE maxNum, with max(+0, -0) = +0).
     Max = "max", Binary, args 2, results 1, [pure];
     /// Bitwise and (integers and bool).
     And = "and", Binary, args 2, results 1, [pure];
