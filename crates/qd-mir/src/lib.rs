@@ -20,6 +20,7 @@ pub mod eval;
 pub mod function;
 pub mod inst;
 pub mod ops;
+pub mod passes;
 pub mod text;
 pub mod types;
 
