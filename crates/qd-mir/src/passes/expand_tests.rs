@@ -368,3 +368,45 @@ fn collectives_in_nested_regions_and_chained_uses() {
     assert!(!text.contains("%?"), "dangling value:\n{text}");
     assert_eq!(count(&b.f, Opcode::ShuffleUp), 3, "{text}");
 }
+
+#[test]
+fn pipeline_unroll_fold_cse_expand_dce_matches_reference() {
+    // acc = load; for i in 0..3 { acc = acc + reduce add tile(2) (acc * i_as_f32) }; store acc
+    let mut b = B::new();
+    let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::F32));
+    let x = b.load(p);
+    let z = b.u32(0);
+    let one = b.u32(1);
+    let three = b.u32(3);
+    let r = b.loop_(&[z, x], &[Type::F32], |b, ps| {
+        let (i, acc) = (ps[0], ps[1]);
+        let c = b.cmp(CmpCond::Ge, i, three);
+        b.if_(c, &[], |b| b.term(Opcode::Break, &[acc]), None);
+        let fi = b.op(Opcode::Cast, Imm::None, &[i], Type::F32);
+        let m = b.bin(Opcode::Mul, acc, fi);
+        let red = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Log2(2), true, &[m]);
+        let acc2 = b.bin(Opcode::Add, acc, red);
+        let n = b.bin(Opcode::Add, i, one);
+        b.term(Opcode::Continue, &[n, acc2]);
+    });
+    b.store(p, r[0]);
+    b.term(Opcode::Return, &[]);
+    use crate::passes::{run_pipeline, Pass};
+    let passes = [Pass::Unroll, Pass::Fold, Pass::Cse, Pass::ExpandCollectives, Pass::Cse, Pass::Fold, Pass::Dce];
+    run_pipeline(&mut b.f, &passes, &PassOptions::with_width(32)).unwrap();
+    let text = b.print();
+    assert_eq!(count(&b.f, Opcode::Loop), 0, "{text}");
+    assert!(no_collectives(&b.f), "{text}");
+    assert_eq!(count(&b.f, Opcode::ShuffleXor), 6, "{text}");
+    assert_eq!(count(&b.f, Opcode::Const), 5, "{text}"); // 0.0, 1.0, 2.0 and the xor masks 1, 2 (shared)
+    let input = data(ScalarType::F32, 32, 5);
+    let got = simulate(&b.f, 32, std::slice::from_ref(&input)).unwrap();
+    let mut acc = input.clone();
+    for i in 0..3u32 {
+        let fi = eval::bits_f32(i as f32);
+        let m: Vec<u64> = acc.iter().map(|&a| eval::binary(Opcode::Mul, ScalarType::F32, a, fi).unwrap()).collect();
+        let red = ref_reduce(GroupOp::Add, ScalarType::F32, &m, 4);
+        acc = acc.iter().zip(&red).map(|(&a, &r)| eval::binary(Opcode::Add, ScalarType::F32, a, r).unwrap()).collect();
+    }
+    assert_eq!(got[0], acc);
+}

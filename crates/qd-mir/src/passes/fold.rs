@@ -188,30 +188,28 @@ fn inline_const_if(f: &mut Function, region: Region, idx: usize, inst: Inst, sub
     };
     let Some(&last) = f.regions[arm].insts.last() else { return false };
     let term = f.insts[last].opcode;
-    match term {
-        Opcode::Yield => {
-            let results = f.inst_results(inst).to_vec();
-            let yielded = f.args(last).to_vec();
-            if results.len() != yielded.len() {
-                return false;
-            }
-            for (r, y) in results.into_iter().zip(yielded) {
-                let y = super::rewrite::resolve(subst, y);
-                subst.insert(r, y);
-            }
-            let mut body = std::mem::take(&mut f.regions[arm].insts);
-            body.pop();
-            splice_replace(f, region, idx, body);
-            true
+    if term == Opcode::Yield {
+        let results = f.inst_results(inst).to_vec();
+        let yielded = f.args(last).to_vec();
+        if results.len() != yielded.len() {
+            return false;
         }
-        Opcode::Break | Opcode::Continue | Opcode::Return => {
-            let body = std::mem::take(&mut f.regions[arm].insts);
-            let n = body.len();
-            splice_replace(f, region, idx, body);
-            f.regions[region].insts.truncate(idx + n);
-            true
+        for (r, y) in results.into_iter().zip(yielded) {
+            let y = super::rewrite::resolve(subst, y);
+            subst.insert(r, y);
         }
-        _ => false,
+        let mut body = std::mem::take(&mut f.regions[arm].insts);
+        body.pop();
+        splice_replace(f, region, idx, body);
+        true
+    } else if [Opcode::Break, Opcode::Continue, Opcode::Return].contains(&term) {
+        let body = std::mem::take(&mut f.regions[arm].insts);
+        let n = body.len();
+        splice_replace(f, region, idx, body);
+        f.regions[region].insts.truncate(idx + n);
+        true
+    } else {
+        false
     }
 }
 
@@ -299,26 +297,28 @@ fn identity(
     let ca = ca.map(|(_, x)| x);
     let cb = cb.map(|(_, x)| x);
     // A commutative op with the constant on the left is treated as constant-on-the-right.
-    let commutative = matches!(op, Opcode::Add | Opcode::Mul | Opcode::And | Opcode::Or | Opcode::Xor);
+    let is = |ops: &[Opcode]| ops.contains(&op);
+    let commutative = is(&[Opcode::Add, Opcode::Mul, Opcode::And, Opcode::Or, Opcode::Xor]);
     let (x, k) = match (ca, cb) {
         (_, Some(k)) => (a, Some(k)),
         (Some(k), None) if commutative => (b, Some(k)),
         _ => (a, None),
     };
     if let Some(k) = k {
-        let r = match op {
-            Opcode::Add | Opcode::Sub | Opcode::Or | Opcode::Xor | Opcode::Shl | Opcode::Shr if k == 0 => {
-                Simp::Value(x)
-            }
-            Opcode::Mul | Opcode::Div if k == 1 && ty.is_int() => Simp::Value(x),
-            Opcode::Mul | Opcode::And if k == 0 => Simp::Const(0),
-            Opcode::And if k == ones => Simp::Value(x),
-            Opcode::Or if k == ones => Simp::Const(ones),
-            _ => return None,
+        let neutral = (k == 0 && is(&[Opcode::Add, Opcode::Sub, Opcode::Or, Opcode::Xor, Opcode::Shl, Opcode::Shr]))
+            || (k == 1 && ty.is_int() && is(&[Opcode::Mul, Opcode::Div]))
+            || (k == ones && op == Opcode::And);
+        return if neutral {
+            Some(Simp::Value(x))
+        } else if k == 0 && is(&[Opcode::Mul, Opcode::And]) {
+            Some(Simp::Const(0))
+        } else if k == ones && op == Opcode::Or {
+            Some(Simp::Const(ones))
+        } else {
+            None
         };
-        return Some(r);
     }
-    if a == b && ty.is_int() && matches!(op, Opcode::Sub | Opcode::Xor) {
+    if a == b && ty.is_int() && is(&[Opcode::Sub, Opcode::Xor]) {
         return Some(Simp::Const(0));
     }
     None

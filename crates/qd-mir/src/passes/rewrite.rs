@@ -100,8 +100,8 @@ pub fn const_of(f: &Function, v: Value) -> Option<(ScalarType, u64)> {
     let data = f.values.get(v)?;
     let ValueDef::Result(inst, 0) = data.def else { return None };
     let idata = f.insts.get(inst)?;
-    match (idata.opcode, idata.imm) {
-        (Opcode::Const, Imm::Const(bits)) => Some((data.ty.scalar()?, bits)),
+    match idata.imm {
+        Imm::Const(bits) if idata.opcode == Opcode::Const => Some((data.ty.scalar()?, bits)),
         _ => None,
     }
 }

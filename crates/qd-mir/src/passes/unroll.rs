@@ -104,25 +104,23 @@ fn try_unroll(f: &mut Function, region: Region, idx: usize, inst: Inst, opts: &P
             return None;
         }
         let targs: Vec<Value> = f.args(term).iter().map(|&a| resolve(&subst, a)).collect();
-        match f.insts[term].opcode {
-            Opcode::Continue => {
-                out.extend(insts);
-                trips += 1;
-                if trips > opts.unroll_max_trips || targs.len() != params.len() {
-                    return None;
-                }
-                carried = targs;
+        let op = f.insts[term].opcode;
+        if op == Opcode::Continue {
+            out.extend(insts);
+            trips += 1;
+            if trips > opts.unroll_max_trips || targs.len() != params.len() {
+                return None;
             }
-            Opcode::Break => {
-                out.extend(insts);
-                break Exit::Break(targs);
-            }
-            Opcode::Return => {
-                out.extend(insts);
-                out.push(term);
-                break Exit::Return;
-            }
-            _ => return None,
+            carried = targs;
+        } else if op == Opcode::Break {
+            out.extend(insts);
+            break Exit::Break(targs);
+        } else if op == Opcode::Return {
+            out.extend(insts);
+            out.push(term);
+            break Exit::Return;
+        } else {
+            return None;
         }
     };
     let n = out.len();
