@@ -21,6 +21,7 @@ pub mod function;
 pub mod inst;
 pub mod interp;
 pub mod ops;
+pub mod passes;
 pub mod text;
 pub mod types;
 
