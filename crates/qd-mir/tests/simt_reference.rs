@@ -91,6 +91,33 @@ macro_rules! int_op {
 }
 
 /// `a ⊕ b` with native Rust arithmetic on the typed values.
+
+// IEEE minNum/maxNum with the documented signed-zero order: min(+0, -0) = -0, max(+0, -0) = +0.
+macro_rules! zero_aware {
+    ($x:expr, $y:expr, min) => {
+        if $x == 0.0 && $y == 0.0 {
+            if $x.is_sign_negative() || $y.is_sign_negative() {
+                -0.0
+            } else {
+                0.0
+            }
+        } else {
+            $x.min($y)
+        }
+    };
+    ($x:expr, $y:expr, max) => {
+        if $x == 0.0 && $y == 0.0 {
+            if $x.is_sign_positive() || $y.is_sign_positive() {
+                0.0
+            } else {
+                -0.0
+            }
+        } else {
+            $x.max($y)
+        }
+    };
+}
+
 fn rcomb(op: GroupOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     match ty {
         ScalarType::I32 => int_op!(i32, op, a as u32 as i32, b as u32 as i32) as u32 as u64,
@@ -102,8 +129,8 @@ fn rcomb(op: GroupOp, ty: ScalarType, a: u64, b: u64) -> u64 {
             f32b(match op {
                 GroupOp::Add => x + y,
                 GroupOp::Mul => x * y,
-                GroupOp::Min => x.min(y),
-                GroupOp::Max => x.max(y),
+                GroupOp::Min => zero_aware!(x, y, min),
+                GroupOp::Max => zero_aware!(x, y, max),
                 _ => unreachable!("illegal op on f32 in reference"),
             })
         }
@@ -112,8 +139,8 @@ fn rcomb(op: GroupOp, ty: ScalarType, a: u64, b: u64) -> u64 {
             f64b(match op {
                 GroupOp::Add => x + y,
                 GroupOp::Mul => x * y,
-                GroupOp::Min => x.min(y),
-                GroupOp::Max => x.max(y),
+                GroupOp::Min => zero_aware!(x, y, min),
+                GroupOp::Max => zero_aware!(x, y, max),
                 _ => unreachable!("illegal op on f64 in reference"),
             })
         }
@@ -294,7 +321,7 @@ fn ref_shuffle(kind: ShuffleKind, v: &[u64], src: &[u64], active: u64, w: usize)
                 ShuffleKind::Broadcast => first.map(|f| src[f] as usize % w),
             };
             match from {
-                Some(f) if act(active, f) => v[f],
+                Some(f) if kind == ShuffleKind::Broadcast || act(active, f) => v[f],
                 _ => v[i],
             }
         })
@@ -565,6 +592,11 @@ fn shuffle_documented_choices() {
     // Broadcast uses the first active lane's index (lane 2: index 5).
     let idx = [7, 6, 5, 4, 3, 2, 1, 0];
     assert_eq!(simt::shuffle(ShuffleKind::Broadcast, &v, &idx, 0xFC, 8), vec![100, 101, 105, 105, 105, 105, 105, 105]);
+    // The source lane need not be active: broadcast reads its register (lane 1 here).
+    assert_eq!(
+        simt::shuffle(ShuffleKind::Broadcast, &v, &[1; 8], 0xF0, 8),
+        vec![100, 101, 102, 103, 101, 101, 101, 101]
+    );
     // Operands are u32: high bits ignored.
     assert_eq!(simt::shuffle(ShuffleKind::Idx, &v, &[(1 << 32) | 3; 8], all, 8), vec![103; 8]);
     // No active lane: own values.

@@ -33,8 +33,9 @@
 //!
 //! * **Inactive lanes' results.** Entries of lanes not in `active` are unspecified by the
 //!   contract; every function returns the lane's own (input) value there.
-//! * **Inactive source lane.** A shuffle or broadcast whose source lane is not active yields the
-//!   reading lane's own value.
+//! * **Inactive source lane.** A shuffle whose source lane is not active yields the reading lane's
+//!   own value. `broadcast` instead reads the source lane's register whatever its activity (the
+//!   value that lane last held; registers start at 0), so its result is uniform in every case.
 //! * **Out-of-range source lane.** `shuffle.up` with `d > i`, `shuffle.down` with `i + d >= W`
 //!   and `shuffle.xor` with `i ^ m >= W` yield the reading lane's own value (what CUDA's `shfl`
 //!   does for up/down). `shuffle.idx` and `broadcast` wrap their index: `s = index mod W`.
@@ -162,7 +163,10 @@ pub fn shuffle(kind: ShuffleKind, vals: &[u64], src: &[u64], active: u64, width:
             ShuffleKind::Xor => Some(i ^ op).filter(|&s| s < w),
             ShuffleKind::Broadcast => bcast,
         };
-        if let Some(s) = s.filter(|&s| is_active(active, s)) {
+        // Broadcast reads the source lane's register whatever its activity (like `v_readlane` and
+        // `OpGroupNonUniformBroadcast`), so its result is uniform; shuffles from an inactive
+        // source keep the reading lane's own value.
+        if let Some(s) = s.filter(|&s| kind == ShuffleKind::Broadcast || is_active(active, s)) {
             *slot = lane(vals, s);
         }
     }
