@@ -90,8 +90,6 @@ macro_rules! int_op {
     }};
 }
 
-/// `a ⊕ b` with native Rust arithmetic on the typed values.
-
 // IEEE minNum/maxNum with the documented signed-zero order: min(+0, -0) = -0, max(+0, -0) = +0.
 macro_rules! zero_aware {
     ($x:expr, $y:expr, min) => {
@@ -118,6 +116,7 @@ macro_rules! zero_aware {
     };
 }
 
+/// `a ⊕ b` with native Rust arithmetic on the typed values.
 fn rcomb(op: GroupOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     match ty {
         ScalarType::I32 => int_op!(i32, op, a as u32 as i32, b as u32 as i32) as u32 as u64,
