@@ -12,7 +12,7 @@ pub mod dominance;
 pub mod uniformity;
 pub mod uses;
 
-pub use dominance::DomTree;
+pub use dominance::{DefSite, DomTree};
 pub use uniformity::Uniformity;
 pub use uses::UseCounts;
 

@@ -111,14 +111,12 @@ impl<'a> Solver<'a> {
         loop {
             let rp = self.layout.region_pos(region)?;
             let (owner, _) = rp.owner?;
-            match self.opcode(owner)? {
-                Opcode::Loop => return Some((owner, cause)),
-                Opcode::If => {
-                    if cause.is_none() {
-                        cause = self.cond_varying(owner);
-                    }
-                }
-                _ => {}
+            let op = self.opcode(owner)?;
+            if op == Opcode::Loop {
+                return Some((owner, cause));
+            }
+            if op == Opcode::If && cause.is_none() {
+                cause = self.cond_varying(owner);
             }
             region = rp.parent?.region;
         }
@@ -281,11 +279,16 @@ impl Uniformity {
         for &r in layout.regions() {
             let Some(rp) = layout.region_pos(r) else { continue };
             let outer = rp.parent.map_or(Cause::Uniform, |p| regions.get(p.region).copied().unwrap_or_default());
-            let own = match rp.owner.and_then(|(o, _)| Some((o, s.opcode(o)?))) {
-                Some((o, Opcode::If)) => s.cond_varying(o).map(|c| Cause::Varying(Some(c))),
-                Some((o, Opcode::Loop)) => s.loop_exit.get(o).copied().flatten().map(Cause::Varying),
-                _ => None,
-            };
+            let owner = rp.owner.and_then(|(o, _)| Some((o, s.opcode(o)?)));
+            let own = owner.and_then(|(o, op)| {
+                if op == Opcode::If {
+                    s.cond_varying(o).map(|c| Cause::Varying(Some(c)))
+                } else if op == Opcode::Loop {
+                    s.loop_exit.get(o).copied().flatten().map(Cause::Varying)
+                } else {
+                    None
+                }
+            });
             regions[r] = own.unwrap_or(outer);
         }
         Uniformity { values: s.values, loop_exit: s.loop_exit, regions }
