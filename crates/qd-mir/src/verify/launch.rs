@@ -31,7 +31,7 @@ pub(super) fn check_header(cx: &mut Ctx<'_>) {
             cx.err(f, format!("launch: block dimension {} is 0, it must be at least 1", ["x", "y", "z"][d]));
         }
     }
-    let threads: u64 = block.iter().map(|&n| u64::from(n)).product();
+    let threads = block.iter().fold(1u64, |acc, &n| acc.saturating_mul(u64::from(n)));
     if threads > MAX_BLOCK_THREADS {
         cx.err(f, format!("launch: block has {threads} threads, at most {MAX_BLOCK_THREADS} allowed"));
     }
