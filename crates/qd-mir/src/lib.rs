@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod entities;
 pub mod eval;
 pub mod function;
@@ -24,6 +25,7 @@ pub mod ops;
 pub mod passes;
 pub mod text;
 pub mod types;
+pub mod verify;
 
 pub use entities::{AnyEntity, Inst, Param, Region, SharedArr, Value};
 pub use function::{

@@ -1,0 +1,140 @@
+//! Kernel header checks (launch configuration, parameters, shared arrays) and module-level checks
+//! (unique names, program parameters, launches against their kernels).
+
+use super::Ctx;
+use crate::entities::AnyEntity;
+use crate::eval::canon;
+use crate::function::{GridPolicy, LaunchArg, Module};
+use crate::types::{AddrSpace, Type};
+use std::collections::HashSet;
+
+/// Most threads a block may have.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// Most bytes of shared memory a kernel may declare.
+pub const MAX_SHARED_BYTES: u64 = 64 * 1024;
+
+/// True for the types a kernel or program parameter may have: `ptr<global, T>` or a scalar.
+fn param_type_ok(t: Type) -> bool {
+    match t {
+        Type::Scalar(_) => true,
+        Type::Ptr(space, _) => space == AddrSpace::Global,
+    }
+}
+
+/// Launch configuration, parameters and shared arrays of a kernel.
+pub(super) fn check_header(cx: &mut Ctx<'_>) {
+    let func = cx.func;
+    let f = AnyEntity::Function;
+    let block = func.launch.block;
+    for (d, &n) in block.iter().enumerate() {
+        if n == 0 {
+            cx.err(f, format!("launch: block dimension {} is 0, it must be at least 1", ["x", "y", "z"][d]));
+        }
+    }
+    let threads = block.iter().fold(1u64, |acc, &n| acc.saturating_mul(u64::from(n)));
+    if threads > MAX_BLOCK_THREADS {
+        cx.err(f, format!("launch: block has {threads} threads, at most {MAX_BLOCK_THREADS} allowed"));
+    }
+    if let GridPolicy::Cover(i) = func.launch.grid {
+        match func.params.get(usize::from(i)) {
+            None => cx.err(f, format!("launch: grid(cover) names parameter {i}, which does not exist")),
+            Some(p) if !p.ty.is_int() => {
+                cx.err(f, format!("launch: grid(cover %{}) needs a scalar integer parameter, found {}", p.name, p.ty))
+            }
+            Some(_) => {}
+        }
+    }
+
+    let mut names = HashSet::new();
+    for (i, p) in func.params.iter().enumerate() {
+        let loc = AnyEntity::Param(i as u16);
+        if !names.insert(p.name.as_str()) {
+            cx.err(loc, format!("parameter %{}: name already used", p.name));
+        }
+        if !param_type_ok(p.ty) {
+            cx.err(loc, format!("parameter %{}: type {} is not allowed (buffers are ptr<global, T>)", p.name, p.ty));
+        }
+    }
+    if func.params.len() > usize::from(u16::MAX) {
+        cx.err(f, format!("{} parameters, at most {}", func.params.len(), u16::MAX));
+    }
+
+    let mut names = HashSet::new();
+    let mut total: u64 = 0;
+    for (s, d) in func.shared.iter() {
+        let loc = AnyEntity::Shared(s);
+        if d.len == 0 {
+            cx.err(loc, format!("shared @{}: length must be at least 1", d.name));
+        }
+        if !names.insert(d.name.as_str()) {
+            cx.err(loc, format!("shared @{}: name already used", d.name));
+        }
+        total = total.saturating_add(u64::from(d.len) * u64::from(d.elem.bytes()));
+    }
+    if total > MAX_SHARED_BYTES {
+        cx.err(f, format!("shared memory: {total} bytes declared, at most {MAX_SHARED_BYTES} allowed"));
+    }
+}
+
+/// Names, program parameters and launches of a module.
+pub(super) fn check_module(m: &Module, errs: &mut Vec<String>) {
+    let mut names = HashSet::new();
+    for k in &m.kernels {
+        if !names.insert(k.name.as_str()) {
+            errs.push(format!("kernel @{}: name already used", k.name));
+        }
+    }
+    let mut names = HashSet::new();
+    for p in &m.programs {
+        if !names.insert(p.name.as_str()) {
+            errs.push(format!("program @{}: name already used", p.name));
+        }
+        let mut pnames = HashSet::new();
+        for q in &p.params {
+            if !pnames.insert(q.name.as_str()) {
+                errs.push(format!("program @{}: parameter %{}: name already used", p.name, q.name));
+            }
+            if !param_type_ok(q.ty) {
+                errs.push(format!(
+                    "program @{}: parameter %{}: type {} is not allowed (buffers are ptr<global, T>)",
+                    p.name, q.name, q.ty
+                ));
+            }
+        }
+        for (li, l) in p.launches.iter().enumerate() {
+            let at = format!("program @{}: launch {} of @{}", p.name, li, l.kernel);
+            let Some(k) = m.kernel(&l.kernel) else {
+                errs.push(format!("{at}: no kernel @{}", l.kernel));
+                continue;
+            };
+            if l.args.len() != k.params.len() {
+                errs.push(format!("{at}: {} argument(s) for {} parameter(s)", l.args.len(), k.params.len()));
+            }
+            for (ai, (a, kp)) in l.args.iter().zip(&k.params).enumerate() {
+                match *a {
+                    LaunchArg::Param(pi) => match p.params.get(usize::from(pi)) {
+                        None => {
+                            errs.push(format!("{at}: argument {ai} names program parameter {pi}, which does not exist"))
+                        }
+                        Some(q) if q.ty != kp.ty => errs.push(format!(
+                            "{at}: argument {ai} (%{}) has type {}, parameter %{} has type {}",
+                            q.name, q.ty, kp.name, kp.ty
+                        )),
+                        Some(_) => {}
+                    },
+                    LaunchArg::Const(ty, bits) => {
+                        if Type::Scalar(ty) != kp.ty {
+                            errs.push(format!(
+                                "{at}: argument {ai} is a {ty} constant, parameter %{} has type {}",
+                                kp.name, kp.ty
+                            ));
+                        }
+                        if canon(ty, bits) != bits {
+                            errs.push(format!("{at}: argument {ai}: bits {bits:#x} are not canonical for {ty}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
