@@ -19,6 +19,7 @@ pub mod entities;
 pub mod eval;
 pub mod function;
 pub mod inst;
+pub mod interp;
 pub mod ops;
 pub mod text;
 pub mod types;
