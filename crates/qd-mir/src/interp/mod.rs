@@ -27,7 +27,7 @@
 
 mod check;
 mod exec;
-pub mod memory;
+mod memory;
 pub mod simt;
 #[cfg(test)]
 mod tests;
@@ -181,14 +181,11 @@ impl InterpError {
 
 impl fmt::Display for InterpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(p) = &self.program {
-            write!(f, "program @{p}")?;
-            if let Some(l) = self.launch {
-                write!(f, ", launch {l}")?;
-            }
-            f.write_str(": ")?;
+        match (&self.program, self.launch) {
+            (Some(p), Some(l)) => write!(f, "program @{p}, launch {l}: kernel @{}: {}", self.kernel, self.message)?,
+            (Some(p), None) => write!(f, "program @{p}: {}", self.message)?,
+            (None, _) => write!(f, "kernel @{}: {}", self.kernel, self.message)?,
         }
-        write!(f, "kernel @{}: {}", self.kernel, self.message)?;
         let at = &self.at;
         if let Some(i) = &at.inst {
             write!(f, " in `{i}`")?;

@@ -381,23 +381,16 @@ fn grid_policies_cover_and_saturating() {
         b.loop_(&[g], &[], |b, p| {
             let i = p[0];
             let done = b.cmp(CmpCond::Ge, i, n);
-            b.if_(
-                done,
-                &[],
-                |b| b.term(Opcode::Break, &[]),
-                |b| {
-                    let v = b.load_at(out, i);
-                    let one = b.u(1);
-                    let v1 = b.bin(Opcode::Add, v, one);
-                    b.store_at(out, i, v1);
-                    let bd = b.dim(Opcode::BlockDim, Dim::X);
-                    let gd = b.dim(Opcode::GridDim, Dim::X);
-                    let stride = b.bin(Opcode::Mul, bd, gd);
-                    let next = b.bin(Opcode::Add, i, stride);
-                    b.term(Opcode::Continue, &[next]);
-                },
-            );
-            b.term(Opcode::Yield, &[]);
+            b.if_(done, &[], |b| b.term(Opcode::Break, &[]), |b| b.term(Opcode::Yield, &[]));
+            let v = b.load_at(out, i);
+            let one = b.u(1);
+            let v1 = b.bin(Opcode::Add, v, one);
+            b.store_at(out, i, v1);
+            let bd = b.dim(Opcode::BlockDim, Dim::X);
+            let gd = b.dim(Opcode::GridDim, Dim::X);
+            let stride = b.bin(Opcode::Mul, bd, gd);
+            let next = b.bin(Opcode::Add, i, stride);
+            b.term(Opcode::Continue, &[next]);
         });
         b.ret();
         b.f
@@ -576,4 +569,110 @@ fn malformed_kernels_are_errors_not_panics() {
     b.ret();
     let e = run_kernel(&b.f, &cfg(32), &mut []).unwrap_err();
     assert!(e.message.contains("invalid tile"), "{e}");
+    // A loop body ending in `yield`, and an `if` arm without a terminator.
+    let mut b = B::new("bad5", [1, 1, 1], GridPolicy::Fixed([1, 1, 1]));
+    b.loop_(&[], &[], |b, _| b.term(Opcode::Yield, &[]));
+    b.ret();
+    let e = run_kernel(&b.f, &cfg(32), &mut []).unwrap_err();
+    assert_eq!(e.to_string(), "kernel @bad5: `yield` outside an `if` arm in `yield` (block (0,0,0), subgroup 0)");
+    let mut b = B::new("bad6", [1, 1, 1], GridPolicy::Fixed([1, 1, 1]));
+    let t = b.c(ScalarType::Bool, 1);
+    b.if_(t, &[], |_| {}, |b| b.term(Opcode::Yield, &[]));
+    b.ret();
+    let e = run_kernel(&b.f, &cfg(32), &mut []).unwrap_err();
+    assert_eq!(e.to_string(), "kernel @bad6: region ends without a terminator in `if %0` (block (0,0,0), subgroup 0)");
+}
+
+/// Throughput of straight-line arithmetic (run with
+/// `cargo test --release -p qd-mir --lib interp::tests::throughput -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn throughput() {
+    let mut b = B::new("alu", [256, 1, 1], GridPolicy::Fixed([256, 1, 1]));
+    let out = b.buf("out", ScalarType::U32);
+    let g = b.gid();
+    let k = b.u(0x9E37_79B9);
+    let s = b.u(7);
+    let mut x = g;
+    for _ in 0..50 {
+        let m = b.bin(Opcode::Mul, x, k);
+        let a = b.bin(Opcode::Add, m, g);
+        let h = b.bin(Opcode::Shr, a, s);
+        x = b.bin(Opcode::Xor, a, h);
+    }
+    b.store_at(out, g, x);
+    b.ret();
+    for w in [32u32, 64, 8] {
+        let mut args = vec![zeros(ScalarType::U32, 256 * 256)];
+        let t0 = std::time::Instant::now();
+        let stats = run_kernel(&b.f, &RunConfig { subgroup_size: w, ..RunConfig::default() }, &mut args).unwrap();
+        let dt = t0.elapsed().as_secs_f64();
+        println!(
+            "W={w}: {} lane-instructions in {:.3} s = {:.1} M lane-instructions/s",
+            stats.lane_instructions,
+            dt,
+            stats.lane_instructions as f64 / dt / 1e6
+        );
+    }
+}
+
+/// Multi-dimensional blocks and grids: thread ids x fastest, subgroups over the linear index,
+/// blocks in linear order.
+#[test]
+fn multi_dimensional_ids() {
+    let mut b = B::new("dims", [4, 2, 2], GridPolicy::Fixed([2, 2, 1]));
+    let out = b.buf("out", ScalarType::U32);
+    let order = b.buf("order", ScalarType::U32);
+    let mut acc = b.u(0);
+    let mut scale = 1;
+    for (op, d) in [
+        (Opcode::ThreadId, Dim::X),
+        (Opcode::ThreadId, Dim::Y),
+        (Opcode::ThreadId, Dim::Z),
+        (Opcode::BlockId, Dim::X),
+        (Opcode::BlockId, Dim::Y),
+    ] {
+        let v = b.dim(op, d);
+        let k = b.u(scale);
+        let m = b.bin(Opcode::Mul, v, k);
+        acc = b.bin(Opcode::Add, acc, m);
+        scale *= 10;
+    }
+    let sg = b.nullary(Opcode::SubgroupId);
+    let lane = b.nullary(Opcode::LaneId);
+    let size = b.nullary(Opcode::SubgroupSize);
+    let k = b.u(100_000);
+    let m = b.bin(Opcode::Mul, sg, k);
+    acc = b.bin(Opcode::Add, acc, m);
+    // linear global index = ((bid.y * 2 + bid.x) * 16) + linear thread = sg * size + lane
+    let bx = b.dim(Opcode::BlockId, Dim::X);
+    let by = b.dim(Opcode::BlockId, Dim::Y);
+    let gx = b.dim(Opcode::GridDim, Dim::X);
+    let bl = b.bin(Opcode::Mul, by, gx);
+    let bl = b.bin(Opcode::Add, bl, bx);
+    let sixteen = b.u(16);
+    let base = b.bin(Opcode::Mul, bl, sixteen);
+    let lin = b.bin(Opcode::Mul, sg, size);
+    let lin = b.bin(Opcode::Add, lin, lane);
+    let idx = b.bin(Opcode::Add, base, lin);
+    b.store_at(out, idx, acc);
+    // A counter records the order in which threads run.
+    let z = b.u(0);
+    let one = b.u(1);
+    let p = b.at(order, z);
+    let n = b.op(Opcode::AtomicRmw, Imm::Atomic(AtomicOp::Add, Scope::Device), &[p, one], U32);
+    let n1 = b.bin(Opcode::Add, n, one);
+    let q = b.bin(Opcode::Add, idx, one);
+    b.store_at(order, q, n1);
+    b.ret();
+    let mut args = vec![zeros(ScalarType::U32, 64), zeros(ScalarType::U32, 65)];
+    run_kernel(&b.f, &cfg(4), &mut args).unwrap();
+    let want: Vec<u32> = (0..64u32)
+        .map(|g| {
+            let (blk, t) = (g / 16, g % 16);
+            t % 4 + 10 * (t / 4 % 2) + 100 * (t / 8) + 1000 * (blk % 2) + 10_000 * (blk / 2) + 100_000 * (t / 4)
+        })
+        .collect();
+    assert_eq!(u32s(&args[0]), want);
+    assert_eq!(u32s(&args[1]), std::iter::once(64).chain(1..=64).collect::<Vec<u32>>());
 }

@@ -74,17 +74,10 @@ fn loops_with_per_lane_trip_counts_and_carried_values() {
     let r = b.loop_(&[z, z, z, one], &[U32, U32, U32], |b, p| {
         let (i, acc, x, y) = (p[0], p[1], p[2], p[3]);
         let done = b.cmp(CmpCond::Ge, i, n);
-        b.if_(
-            done,
-            &[],
-            |b| b.term(Opcode::Break, &[acc, x, i]),
-            |b| {
-                let acc2 = b.bin(Opcode::Add, acc, i);
-                let i2 = b.bin(Opcode::Add, i, one);
-                b.term(Opcode::Continue, &[i2, acc2, y, x]);
-            },
-        );
-        b.term(Opcode::Yield, &[]);
+        b.if_(done, &[], |b| b.term(Opcode::Break, &[acc, x, i]), |b| b.term(Opcode::Yield, &[]));
+        let acc2 = b.bin(Opcode::Add, acc, i);
+        let i2 = b.bin(Opcode::Add, i, one);
+        b.term(Opcode::Continue, &[i2, acc2, y, x]);
     });
     b.store_at(out, g, r[0]);
     let k = b.u(10);
@@ -115,27 +108,20 @@ fn return_inside_a_loop() {
     b.loop_(&[z], &[], |b, p| {
         let i = p[0];
         let is4 = b.cmp(CmpCond::Eq, i, four);
+        b.if_(is4, &[], |b| b.term(Opcode::Break, &[]), |b| b.term(Opcode::Yield, &[]));
+        let hit = b.cmp(CmpCond::Eq, i, n);
         b.if_(
-            is4,
+            hit,
             &[],
-            |b| b.term(Opcode::Break, &[]),
             |b| {
-                let hit = b.cmp(CmpCond::Eq, i, n);
-                b.if_(
-                    hit,
-                    &[],
-                    |b| {
-                        b.store_at(out, t, i);
-                        b.ret();
-                    },
-                    |b| b.term(Opcode::Yield, &[]),
-                );
-                let one = b.u(1);
-                let i2 = b.bin(Opcode::Add, i, one);
-                b.term(Opcode::Continue, &[i2]);
+                b.store_at(out, t, i);
+                b.ret();
             },
+            |b| b.term(Opcode::Yield, &[]),
         );
-        b.term(Opcode::Yield, &[]);
+        let one = b.u(1);
+        let i2 = b.bin(Opcode::Add, i, one);
+        b.term(Opcode::Continue, &[i2]);
     });
     let tru = b.c(ScalarType::Bool, 1);
     let bal = b.op(Opcode::Ballot, Imm::None, &[tru], Type::U64);
@@ -200,7 +186,7 @@ fn nested_loops_with_continue() {
 /// then `block.sync_pred count (t % 3 == 0)`.
 #[test]
 fn block_barrier_shared_memory_exchange() {
-    for w in [8u32, 32, 64] {
+    for w in [1u32, 8, 32, 64] {
         let mut b = B::new("xchg", [128, 1, 1], GridPolicy::Fixed([2, 1, 1]));
         let out = b.buf("out", ScalarType::U32);
         let cnt = b.buf("cnt", ScalarType::U32);
