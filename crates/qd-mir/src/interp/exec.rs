@@ -381,6 +381,29 @@ impl Exec<'_, '_, '_, '_> {
             .ok_or_else(|| self.sg_fault(sg, format!("expected a scalar, found {}", self.f.values[v].ty), inst))
     }
 
+    /// Faults unless every value of `vals` has type `ty` (what the verifier checks; kept so that
+    /// unverified MIR gives an error rather than garbage).
+    fn expect(&self, sg: &Subgroup, inst: Inst, vals: &[Value], ty: Type) -> Result<(), Fault> {
+        match vals.iter().find(|&&v| self.f.values[v].ty != ty) {
+            None => Ok(()),
+            Some(&v) => {
+                let msg = format!("type mismatch: expected {ty}, found {}", self.f.values[v].ty);
+                Err(self.sg_fault(sg, msg, inst))
+            }
+        }
+    }
+
+    /// Faults unless `dst` and `src` have the same length and pairwise types.
+    fn expect_types(&self, sg: &Subgroup, inst: Inst, dst: &[Value], src: &[Value], what: &str) -> Result<(), Fault> {
+        let ty = |v: &Value| self.f.values[*v].ty;
+        if dst.len() != src.len() || !dst.iter().map(ty).eq(src.iter().map(ty)) {
+            let list = |vs: &[Value]| vs.iter().map(|v| ty(v).to_string()).collect::<Vec<_>>().join(", ");
+            let msg = format!("{what}: ({}) given for ({})", list(src), list(dst));
+            return Err(self.sg_fault(sg, msg, inst));
+        }
+        Ok(())
+    }
+
     fn pointer(&self, sg: &Subgroup, v: Value, inst: Inst) -> Result<(AddrSpace, ScalarType), Fault> {
         self.f.values[v]
             .ty
@@ -438,6 +461,7 @@ impl Exec<'_, '_, '_, '_> {
             | O::Shr => {
                 let (&[a, b], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
+                self.expect(sg, inst, args, ty.into())?;
                 let (ai, bi, ri) = (a.index() * w, b.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match eval::binary(op, ty, sg.regs[ai + l], sg.regs[bi + l]) {
@@ -449,6 +473,7 @@ impl Exec<'_, '_, '_, '_> {
             O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev => {
                 let (&[a], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
+                self.expect(sg, inst, args, ty.into())?;
                 let (ai, ri) = (a.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match eval::unary(op, ty, sg.regs[ai + l]) {
@@ -460,6 +485,7 @@ impl Exec<'_, '_, '_, '_> {
             O::Fma => {
                 let (&[a, b, c], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
+                self.expect(sg, inst, args, ty.into())?;
                 let (ai, bi, ci, ri) = (a.index() * w, b.index() * w, c.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match eval::fma(ty, sg.regs[ai + l], sg.regs[bi + l], sg.regs[ci + l]) {
@@ -470,6 +496,8 @@ impl Exec<'_, '_, '_, '_> {
             }
             O::Select => {
                 let (&[c, a, b], &[r]) = (args, results) else { return Err(arity()) };
+                self.expect(sg, inst, &[c], Type::BOOL)?;
+                self.expect(sg, inst, &[a, b], f.values[r].ty)?;
                 let (ci, ai, bi, ri) = (c.index() * w, a.index() * w, b.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     sg.regs[ri + l] = if sg.regs[ci + l] != 0 { sg.regs[ai + l] } else { sg.regs[bi + l] };
@@ -478,6 +506,8 @@ impl Exec<'_, '_, '_, '_> {
             O::Cmp => {
                 let (Imm::Cond(cond), &[a, b], &[r]) = (data.imm, args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, a, inst)?;
+                self.expect(sg, inst, &[b], ty.into())?;
+                self.expect(sg, inst, &[r], Type::BOOL)?;
                 let (ai, bi, ri) = (a.index() * w, b.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     sg.regs[ri + l] = u64::from(eval::compare(cond, ty, sg.regs[ai + l], sg.regs[bi + l]));
@@ -504,12 +534,15 @@ impl Exec<'_, '_, '_, '_> {
             }
             O::SharedAddr => {
                 let (Imm::Shared(s), &[r]) = (data.imm, results) else { return Err(arity()) };
+                let elem = f.shared.get(s).map_or(ScalarType::U32, |d| d.elem);
+                self.expect(sg, inst, &[r], Type::Ptr(AddrSpace::Shared, elem))?;
                 let v = memory::encode(AddrSpace::Shared, s.as_u32(), 0);
                 self.set_lanes(sg, r, mask, |_| v);
             }
             O::PtrOffset => {
                 let (&[p, i], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
+                self.expect(sg, inst, &[r], f.values[p].ty)?;
                 let ity = self.scalar(sg, i, inst)?;
                 if !ity.is_int() {
                     return Err(self.sg_fault(sg, format!("ptr.offset index must be an integer, found {ity}"), inst));
@@ -524,6 +557,7 @@ impl Exec<'_, '_, '_, '_> {
             O::Load => {
                 let (&[p], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
+                self.expect(sg, inst, &[r], elem.into())?;
                 let (pi, ri) = (p.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match self.mem.load(sg.regs[pi + l], elem) {
@@ -535,6 +569,7 @@ impl Exec<'_, '_, '_, '_> {
             O::Store => {
                 let &[p, v] = args else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
+                self.expect(sg, inst, &[v], elem.into())?;
                 let (pi, vi) = (p.index() * w, v.index() * w);
                 for l in Lanes(mask) {
                     if let Err(m) = self.mem.store(sg.regs[pi + l], elem, sg.regs[vi + l]) {
@@ -545,6 +580,7 @@ impl Exec<'_, '_, '_, '_> {
             O::AtomicRmw => {
                 let (Imm::Atomic(aop, _), &[p, v], &[r]) = (data.imm, args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
+                self.expect(sg, inst, &[v, r], elem.into())?;
                 let (pi, vi, ri) = (p.index() * w, v.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match self.mem.rmw(sg.regs[pi + l], elem, aop, sg.regs[vi + l]) {
@@ -556,6 +592,7 @@ impl Exec<'_, '_, '_, '_> {
             O::AtomicCas => {
                 let (&[p, e, n], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
+                self.expect(sg, inst, &[e, n, r], elem.into())?;
                 let (pi, ei, ni, ri) = (p.index() * w, e.index() * w, n.index() * w, r.index() * w);
                 for l in Lanes(mask) {
                     match self.mem.cas(sg.regs[pi + l], elem, sg.regs[ei + l], sg.regs[ni + l]) {
@@ -566,6 +603,7 @@ impl Exec<'_, '_, '_, '_> {
             }
             O::ThreadId => {
                 let (Imm::Dim(d), &[r]) = (data.imm, results) else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::U32)?;
                 let [bx, by, _] = self.l.block;
                 let first = sg.first_thread;
                 self.set_lanes(sg, r, mask, |l| {
@@ -582,15 +620,18 @@ impl Exec<'_, '_, '_, '_> {
             O::GridDim => self.uniform_dim(sg, inst, self.l.grid, mask)?,
             O::LaneId => {
                 let &[r] = results else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::U32)?;
                 self.set_lanes(sg, r, mask, |l| l as u64);
             }
             O::SubgroupId => {
                 let &[r] = results else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::U32)?;
                 let v = u64::from(sg.index);
                 self.set_lanes(sg, r, mask, |_| v);
             }
             O::SubgroupSize => {
                 let &[r] = results else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::U32)?;
                 self.set_lanes(sg, r, mask, |_| w as u64);
             }
             O::ShuffleIdx => self.shuffle(sg, inst, ShuffleKind::Idx, mask)?,
@@ -600,6 +641,8 @@ impl Exec<'_, '_, '_, '_> {
             O::Broadcast => self.shuffle(sg, inst, ShuffleKind::Broadcast, mask)?,
             O::Ballot | O::BallotFirstN => {
                 let (&[p], &[r]) = (args, results) else { return Err(arity()) };
+                self.expect(sg, inst, &[p], Type::BOOL)?;
+                self.expect(sg, inst, &[r], if op == O::Ballot { Type::U64 } else { Type::U32 })?;
                 let pi = p.index() * w;
                 let mut b = simt::ballot(&sg.regs[pi..pi + w], mask, w as u32);
                 if op == O::BallotFirstN {
@@ -616,6 +659,7 @@ impl Exec<'_, '_, '_, '_> {
                     return Err(arity());
                 };
                 let ty = self.scalar(sg, r, inst)?;
+                self.expect(sg, inst, &[v], ty.into())?;
                 let vals = &sg.regs[v.index() * w..v.index() * w + w];
                 let out = if op == O::SubgroupReduce {
                     simt::reduce(gop, ty, vals, mask, w as u32, tile)
@@ -630,6 +674,10 @@ impl Exec<'_, '_, '_, '_> {
                     return Err(arity());
                 };
                 let ty = self.scalar(sg, r, inst)?;
+                self.expect(sg, inst, &[v], ty.into())?;
+                if f.values[h].ty.is_float() || f.values[h].ty.is_ptr() {
+                    return Err(self.sg_fault(sg, "segment heads must be bool or integer".into(), inst));
+                }
                 let (vi, hi) = (v.index() * w, h.index() * w);
                 let out = simt::segreduce(gop, ty, &sg.regs[vi..vi + w], &sg.regs[hi..hi + w], mask, w as u32, tile)
                     .map_err(|_| self.sg_fault(sg, format!("`{op}` is not defined on {ty}"), inst))?;
@@ -643,14 +691,17 @@ impl Exec<'_, '_, '_, '_> {
                         format!("barrier reached under divergence (active lanes {mask:#x}, live lanes {:#x})", sg.live);
                     return Err(self.sg_fault(sg, msg, inst));
                 }
-                if op == O::BlockSyncPred && (args.len() != 1 || results.len() != 1) {
-                    return Err(arity());
+                if op == O::BlockSyncPred {
+                    let (&[p], &[r], Imm::Pred(pop)) = (args, results, data.imm) else { return Err(arity()) };
+                    self.expect(sg, inst, &[p], Type::BOOL)?;
+                    self.expect(sg, inst, &[r], if pop == PredOp::Count { Type::U32 } else { Type::BOOL })?;
                 }
                 sg.state = State::Waiting(inst);
                 return Ok(Step::Wait);
             }
             O::If => {
                 let &[c] = args else { return Err(arity()) };
+                self.expect(sg, inst, args, Type::BOOL)?;
                 let Some(then) = data.regions[0].expand() else { return Err(arity()) };
                 let ci = c.index() * w;
                 let mut tm = 0u64;
@@ -662,6 +713,7 @@ impl Exec<'_, '_, '_, '_> {
             }
             O::Loop => {
                 let Some(body) = data.regions[0].expand() else { return Err(arity()) };
+                self.expect_types(sg, inst, f.region_params(body), args, "loop initial values")?;
                 self.copy_lanes(sg, f.region_params(body), args, mask);
                 sg.frames.push(Frame { region: body, pc: 0, mask, kind: Kind::Loop { inst, brk: 0, cont: 0 } });
             }
@@ -675,10 +727,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 };
                 let dst = f.inst_results(owner);
-                if dst.len() != args.len() {
-                    let msg = format!("`yield` of {} value(s) for an `if` with {} result(s)", args.len(), dst.len());
-                    return Err(self.sg_fault(sg, msg, inst));
-                }
+                self.expect_types(sg, inst, dst, args, "`yield` values do not match the `if` results")?;
                 self.copy_lanes(sg, dst, args, mask);
                 if let Some(top) = sg.frames.last_mut() {
                     match &mut top.kind {
@@ -696,11 +745,8 @@ impl Exec<'_, '_, '_, '_> {
                     return Err(arity());
                 };
                 let dst = if op == O::Break { f.inst_results(linst) } else { f.region_params(lregion) };
-                if dst.len() != args.len() {
-                    let what = if op == O::Break { "loop result(s)" } else { "carried value(s)" };
-                    let msg = format!("`{op}` with {} value(s) for {} {what}", args.len(), dst.len());
-                    return Err(self.sg_fault(sg, msg, inst));
-                }
+                let what = if op == O::Break { "loop results" } else { "carried values" };
+                self.expect_types(sg, inst, dst, args, &format!("`{op}` values do not match the {what}"))?;
                 self.copy_lanes(sg, dst, args, mask);
                 if let Kind::Loop { brk, cont, .. } = &mut sg.frames[li].kind {
                     if op == O::Break {
@@ -732,6 +778,7 @@ impl Exec<'_, '_, '_, '_> {
         let (Imm::Dim(d), &[r]) = (self.f.insts[inst].imm, self.f.inst_results(inst)) else {
             return Err(self.arity(sg, inst));
         };
+        self.expect(sg, inst, &[r], Type::U32)?;
         let v = u64::from(src[d.index()]);
         self.set_lanes(sg, r, mask, |_| v);
         Ok(())
@@ -741,6 +788,14 @@ impl Exec<'_, '_, '_, '_> {
         let (&[v, s], &[r]) = (self.f.args(inst), self.f.inst_results(inst)) else {
             return Err(self.arity(sg, inst));
         };
+        self.expect(sg, inst, &[r], self.f.values[v].ty)?;
+        if !self.f.values[s].ty.is_int() {
+            return Err(self.sg_fault(
+                sg,
+                format!("lane operand must be an integer, found {}", self.f.values[s].ty),
+                inst,
+            ));
+        }
         let w = self.w;
         let (vi, si) = (v.index() * w, s.index() * w);
         let out = simt::shuffle(kind, &sg.regs[vi..vi + w], &sg.regs[si..si + w], mask, w as u32);
@@ -755,8 +810,12 @@ impl Exec<'_, '_, '_, '_> {
         };
         let ty = match kind {
             VoteKind::Eq => self.scalar(sg, v, inst)?,
-            VoteKind::All | VoteKind::Any => ScalarType::Bool,
+            VoteKind::All | VoteKind::Any => {
+                self.expect(sg, inst, &[v], Type::BOOL)?;
+                ScalarType::Bool
+            }
         };
+        self.expect(sg, inst, &[r], Type::BOOL)?;
         let w = self.w;
         let vi = v.index() * w;
         let out = simt::vote(kind, ty, &sg.regs[vi..vi + w], mask, w as u32, tile);

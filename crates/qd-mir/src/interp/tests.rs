@@ -569,6 +569,17 @@ fn malformed_kernels_are_errors_not_panics() {
     b.ret();
     let e = run_kernel(&b.f, &cfg(32), &mut []).unwrap_err();
     assert!(e.message.contains("invalid tile"), "{e}");
+    // Operand types that disagree with the result type.
+    let mut b = B::new("bad7", [1, 1, 1], GridPolicy::Fixed([1, 1, 1]));
+    let a = b.u(1);
+    let x = b.c(ScalarType::F32, 0);
+    b.op(Opcode::Add, Imm::None, &[a, x], U32);
+    b.ret();
+    let e = run_kernel(&b.f, &cfg(32), &mut []).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "kernel @bad7: type mismatch: expected u32, found f32 in `%2 = add %0, %1 : u32` (block (0,0,0), subgroup 0)"
+    );
     // A loop body ending in `yield`, and an `if` arm without a terminator.
     let mut b = B::new("bad5", [1, 1, 1], GridPolicy::Fixed([1, 1, 1]));
     b.loop_(&[], &[], |b, _| b.term(Opcode::Yield, &[]));
