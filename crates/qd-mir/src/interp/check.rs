@@ -7,7 +7,8 @@
 //! immediates and tiles are valid. Type mismatches are not checked here: they are detected per
 //! instruction during execution (cheaply, once per instruction and subgroup) and reported as
 //! faults. Dominance violations are not detected: a value read before its definition reads 0
-//! (registers are zero-filled per block), deterministically.
+//! (registers are zero-filled per block) or the lane's value from an earlier loop iteration,
+//! deterministically.
 
 use crate::entities::{Inst, Region, Value};
 use crate::function::Function;
