@@ -33,6 +33,20 @@ pub fn print_function_annotated(func: &Function, notes: Annotate<'_>) -> String 
     s
 }
 
+/// Prints the single line of one instruction, without indentation or trailing newline, numbering
+/// values as [`print_function`] does. For `if` and `loop` only the header is printed (without the
+/// opening brace and the nested regions). Used by diagnostics (the interpreter's faults).
+pub fn print_inst(func: &Function, inst: Inst) -> String {
+    if func.insts.get(inst).is_none() {
+        return format!("<invalid {inst}>");
+    }
+    let p = Printer { func, names: Names::new(func), notes: None };
+    let mut s = String::new();
+    let _ = p.inst(&mut s, inst, 0);
+    let line = s.lines().next().unwrap_or("");
+    line.strip_suffix(" {").unwrap_or(line).to_string()
+}
+
 /// Prints a program.
 pub fn print_program(prog: &Program) -> String {
     let mut s = String::new();
