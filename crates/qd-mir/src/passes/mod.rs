@@ -134,11 +134,18 @@ impl std::error::Error for PassError {}
 pub fn run_pipeline(f: &mut Function, passes: &[Pass], opts: &PassOptions) -> Result<(), PassError> {
     for &pass in passes {
         pass.run(f, opts)?;
-        if let Some(verify) = opts.verify {
+        // Debug builds always check the MIR between passes; release builds only when asked.
+        let hook = opts.verify.or(if cfg!(debug_assertions) { Some(verify_hook as VerifyFn) } else { None });
+        if let Some(verify) = hook {
             verify(f).map_err(|m| PassError { pass: pass.name(), message: format!("invalid MIR after pass: {m}") })?;
         }
     }
     Ok(())
+}
+
+/// The verifier as a [`PassOptions::verify`] hook: `Ok` or the errors rendered on the MIR text.
+pub fn verify_hook(f: &Function) -> Result<(), String> {
+    crate::verify::verify_function(f).map_err(|e| e.render(f))
 }
 
 #[cfg(test)]
