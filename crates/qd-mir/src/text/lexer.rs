@@ -178,17 +178,14 @@ fn scan_number(bytes: &[u8], start: usize) -> usize {
     let mut pos = start;
     while pos < bytes.len() {
         let b = bytes[pos];
-        if is_name_byte(b) {
-            pos += 1;
-        } else if (b == b'+' || b == b'-')
+        let sign = (b == b'+' || b == b'-')
             && !hex
             && matches!(bytes[pos - 1], b'e' | b'E')
-            && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit)
-        {
-            pos += 1;
-        } else {
+            && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit);
+        if !is_name_byte(b) && !sign {
             break;
         }
+        pos += 1;
     }
     pos
 }

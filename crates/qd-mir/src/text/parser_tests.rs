@@ -275,13 +275,14 @@ fn render_is_rustc_style() {
         "error: unknown op `ad`\n --> k.qdm:3:8\n  |\n3 |   %1 = ad %0, %0 : u32\n  |        ^^\n"
     );
     assert_eq!(e.to_string(), "3:8: unknown op `ad`");
-    // Two-digit line numbers widen the gutter; end of input gets one caret.
-    let src = format!("kernel @k() {{\n{}", "  %x = lane_id : u32\n".repeat(1) + &"\n".repeat(9));
+    // End of input points right after the last token (not at trailing blank lines), one caret.
+    let src = format!("kernel @k() {{\n  %x = lane_id : u32\n{}", "\n".repeat(9));
     let e = err_of(&src);
     assert_eq!(
         e.render(&src, "k.qdm"),
         "error: expected an instruction or `}`, found end of input\n --> k.qdm:2:21\n  |\n2 |   %x = lane_id : u32\n  |                     ^\n"
     );
+    // Two-digit line numbers widen the gutter; tabs before the column are kept.
     let e = ParseError { line: 12, col: 3, message: "m".into() };
     let src = "\n".repeat(11) + "\t %abc = x\n";
     assert_eq!(e.render(&src, "f"), "error: m\n  --> f:12:3\n   |\n12 | \t %abc = x\n   | \t ^^^^\n");
