@@ -62,25 +62,56 @@ pub(crate) enum LexError {
     EmptyGlobal,
 }
 
-/// One token: its kind, byte span and 1-based line.
+/// One token: its kind, byte span and 1-based line (16 bytes; sources are under 4 GiB).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Token {
     /// The kind.
     pub kind: Tok,
     /// Byte offset of the first byte.
-    pub start: usize,
+    start: u32,
     /// Byte offset one past the last byte.
-    pub end: usize,
+    end: u32,
     /// 1-based line of the first byte.
     pub line: u32,
 }
 
-/// True for the bytes that may continue a name: `[A-Za-z0-9_.]`.
-pub(crate) fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
+impl Token {
+    /// The end-of-input token of an empty source.
+    pub(crate) const EMPTY_EOF: Token = Token { kind: Tok::Eof, start: 0, end: 0, line: 1 };
+
+    /// Byte offset of the first byte.
+    pub(crate) fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    /// Byte offset one past the last byte.
+    pub(crate) fn end(&self) -> usize {
+        self.end as usize
+    }
 }
 
-/// Splits `src` into tokens; the last token is always [`Tok::Eof`].
+/// The largest source the lexer accepts (offsets are `u32`).
+pub(crate) const MAX_SOURCE_LEN: usize = u32::MAX as usize;
+
+/// Bytes that may continue a name, `[A-Za-z0-9_.]`, as a lookup table (the lexer's hot loop).
+static NAME_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+        b += 1;
+    }
+    t
+};
+
+/// True for the bytes that may continue a name: `[A-Za-z0-9_.]`.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    NAME_BYTES[usize::from(b)]
+}
+
+/// Splits `src` into tokens; the last token is always [`Tok::Eof`]. Offsets of a source longer
+/// than [`MAX_SOURCE_LEN`] would wrap, so callers reject those first.
 pub(crate) fn tokenize(src: &str) -> Vec<Token> {
     let bytes = src.as_bytes();
     let mut toks = Vec::with_capacity(bytes.len() / 3 + 1);
@@ -99,6 +130,9 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token> {
             }
             b' ' | b'\t' | b'\r' => {
                 pos += 1;
+                while pos < bytes.len() && bytes[pos] == b' ' {
+                    pos += 1;
+                }
                 continue;
             }
             b';' if brackets == 0 => {
@@ -118,16 +152,17 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token> {
         // A bad character may be the first byte of a multi-byte UTF-8 sequence: keep the
         // whole character in the token so spans stay on character boundaries.
         let end = if kind == Tok::Error(LexError::BadChar) { char_end(src, pos) } else { end };
-        toks.push(Token { kind, start: pos, end, line });
+        toks.push(Token { kind, start: pos as u32, end: end as u32, line });
         last_end = end;
         last_line = line;
         pos = end;
     }
-    toks.push(Token { kind: Tok::Eof, start: last_end, end: last_end, line: last_line });
+    toks.push(Token { kind: Tok::Eof, start: last_end as u32, end: last_end as u32, line: last_line });
     toks
 }
 
 /// Lexes the token starting at `pos` (not whitespace or a comment): its kind and end offset.
+#[inline]
 fn lex_one(bytes: &[u8], pos: usize) -> (Tok, usize) {
     let b = bytes[pos];
     let next = bytes.get(pos + 1).copied();
@@ -164,6 +199,7 @@ fn lex_one(bytes: &[u8], pos: usize) -> (Tok, usize) {
 }
 
 /// The end of a run of name bytes starting at `pos`.
+#[inline]
 fn scan_name(bytes: &[u8], mut pos: usize) -> usize {
     while pos < bytes.len() && is_name_byte(bytes[pos]) {
         pos += 1;
@@ -246,8 +282,8 @@ mod tests {
         );
         let src = "1e-7 0x1e-3";
         let t = tokenize(src);
-        assert_eq!(&src[t[0].start..t[0].end], "1e-7");
-        assert_eq!(&src[t[1].start..t[1].end], "0x1e");
+        assert_eq!(&src[t[0].start()..t[0].end()], "1e-7");
+        assert_eq!(&src[t[1].start()..t[1].end()], "0x1e");
         assert_eq!(t[2].kind, Tok::Minus);
     }
 
@@ -274,7 +310,7 @@ mod tests {
         assert_eq!(t[0].line, 2);
         assert_eq!(t[8].line, 3);
         // Eof sits right after the last token.
-        assert_eq!(t[9].start, src.len());
+        assert_eq!(t[9].start(), src.len());
     }
 
     #[test]
@@ -282,7 +318,7 @@ mod tests {
         let src = "é % @";
         let t = tokenize(src);
         assert_eq!(t[0].kind, Tok::Error(LexError::BadChar));
-        assert_eq!((t[0].start, t[0].end), (0, 2));
+        assert_eq!((t[0].start(), t[0].end()), (0, 2));
         assert_eq!(t[1].kind, Tok::Error(LexError::EmptyValue));
         assert_eq!(t[2].kind, Tok::Error(LexError::EmptyGlobal));
         assert_eq!(token_chars_at(src, 0), 1);

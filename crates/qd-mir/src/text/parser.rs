@@ -126,6 +126,9 @@ pub fn parse_module(src: &str) -> Result<Module, ParseError> {
 
 /// Parses a module and records where each kernel entity was defined.
 pub fn parse_module_with_map(src: &str) -> Result<(Module, SourceMap), ParseError> {
+    if src.len() >= lexer::MAX_SOURCE_LEN {
+        return Err(ParseError { line: 1, col: 1, message: "source is too large (4 GiB or more)".into() });
+    }
     Parser::new(src).module()
 }
 
@@ -186,9 +189,18 @@ struct Literal {
     tok: usize,
 }
 
-/// Parsed result-type annotation (`: T`, `: (T, U)` or `-> (T, U)`); small inline storage.
-struct Types {
-    list: Vec<Type>,
+/// The result names of an instruction: `count` value tokens from `first`, every other token
+/// (`%a, %b, %c`), so naming needs no allocation.
+#[derive(Copy, Clone)]
+struct ResultNames {
+    first: usize,
+    count: usize,
+}
+
+impl ResultNames {
+    fn tokens(self) -> impl Iterator<Item = usize> {
+        (0..self.count).map(move |i| self.first + 2 * i)
+    }
 }
 
 struct Parser<'a> {
@@ -197,18 +209,20 @@ struct Parser<'a> {
     pos: usize,
     /// Scratch operand list (taken and restored around use).
     args: Vec<Value>,
+    /// Scratch result-type list (taken and restored around use).
+    tys: Vec<Type>,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Parser<'a> {
-        Parser { src, toks: lexer::tokenize(src), pos: 0, args: Vec::new() }
+        Parser { src, toks: lexer::tokenize(src), pos: 0, args: Vec::new(), tys: Vec::new() }
     }
 
     // ---- token helpers ------------------------------------------------------------------
 
     fn tok(&self, i: usize) -> Token {
         // `toks` always ends with Eof and `pos` never passes it.
-        self.toks.get(i).or(self.toks.last()).copied().unwrap_or(Token { kind: Tok::Eof, start: 0, end: 0, line: 1 })
+        self.toks.get(i).or(self.toks.last()).copied().unwrap_or(Token::EMPTY_EOF)
     }
 
     fn peek(&self) -> Token {
@@ -221,7 +235,7 @@ impl<'a> Parser<'a> {
 
     fn text(&self, i: usize) -> &'a str {
         let t = self.tok(i);
-        self.src.get(t.start..t.end).unwrap_or("")
+        self.src.get(t.start()..t.end()).unwrap_or("")
     }
 
     fn bump(&mut self) -> usize {
@@ -267,7 +281,7 @@ impl<'a> Parser<'a> {
     /// The line and column of token `i`.
     fn position(&self, i: usize) -> (u32, u32) {
         let t = self.tok(i);
-        let before = self.src.get(..t.start).unwrap_or("");
+        let before = self.src.get(..t.start()).unwrap_or("");
         let line_start = before.rfind('\n').map_or(0, |n| n + 1);
         let col = before.get(line_start..).map_or(0, |s| s.chars().count());
         (t.line, u32::try_from(col).unwrap_or(u32::MAX).saturating_add(1))
@@ -417,7 +431,7 @@ impl<'a> Parser<'a> {
         let (_, name) = self.global_name("a kernel name (`@name`)")?;
         let mut k = Kernel {
             func: Function::new(name),
-            values: HashMap::default(),
+            values: HashMap::with_capacity_and_hasher(((self.toks.len() - self.pos) / 8).min(4096), FxBuild),
             shared: HashMap::default(),
             lines: KernelLines { header, ..KernelLines::default() },
             depth: 0,
@@ -585,11 +599,11 @@ impl<'a> Parser<'a> {
 
     fn inst(&mut self, k: &mut Kernel<'a>, region: Region) -> Result<(), ParseError> {
         let line = self.peek().line;
-        // Result names (token indices).
-        let mut names: Vec<usize> = Vec::new();
+        let mut names = ResultNames { first: self.pos, count: 0 };
         if self.peek_kind() == Tok::Value {
             loop {
-                names.push(self.expect(Tok::Value, "a result name (`%name`)")?);
+                self.expect(Tok::Value, "a result name (`%name`)")?;
+                names.count += 1;
                 if !self.eat(Tok::Comma) {
                     break;
                 }
@@ -606,8 +620,8 @@ impl<'a> Parser<'a> {
         let mut imm = Imm::None;
         let mut literal = None;
         match info.format {
-            Format::If => return self.if_inst(k, region, line, op_at, &names),
-            Format::Loop => return self.loop_inst(k, region, line, op_at, &names),
+            Format::If => return self.if_inst(k, region, line, op_at, names),
+            Format::Loop => return self.loop_inst(k, region, line, op_at, names),
             Format::Const => literal = Some(self.literal()?),
             Format::Nullary
             | Format::Unary
@@ -654,32 +668,37 @@ impl<'a> Parser<'a> {
         let mut args = std::mem::take(&mut self.args);
         self.operands(k, line, &mut args)?;
         let colon = self.pos;
-        let types = if self.eat(Tok::Colon) { self.types(false)? } else { Types { list: Vec::new() } };
+        let mut types = std::mem::take(&mut self.tys);
+        types.clear();
+        if self.eat(Tok::Colon) {
+            self.types(false, &mut types)?;
+        }
         let want = usize::from(info.num_results.unwrap_or(0));
-        if names.len() != want {
+        if names.count != want {
             return Err(self.err_at(
-                names.first().copied().unwrap_or(op_at),
+                if names.count > 0 { names.first } else { op_at },
                 match want {
-                    0 => format!("`{op_name}` has no result, but {} name(s) are given", names.len()),
+                    0 => format!("`{op_name}` has no result, but {} name(s) are given", names.count),
                     _ => format!("`{op_name}` has {want} result(s); write `%name = {op_name} ...`"),
                 },
             ));
         }
-        if types.list.len() != want {
-            return Err(match (want, types.list.len()) {
+        if types.len() != want {
+            return Err(match (want, types.len()) {
                 (0, _) => self.err_at(colon, format!("`{op_name}` has no result to annotate with a type")),
                 (_, 0) => self.expected("`:` and the result type"),
                 (_, n) => self.err_at(colon, format!("`{op_name}` has {want} result(s), but {n} types are given")),
             });
         }
         if let Some(lit) = literal {
-            let ty = types.list.first().copied().unwrap_or(Type::U32);
+            let ty = types.first().copied().unwrap_or(Type::U32);
             let ty = self.scalar_of(colon + 1, ty)?;
             imm = Imm::Const(self.const_bits(lit, ty)?);
         }
-        let inst = k.func.make_inst(op, imm, &args, &types.list);
+        let inst = k.func.make_inst(op, imm, &args, &types);
         self.args = args;
-        self.finish_inst(k, region, inst, line, &names)
+        self.tys = types;
+        self.finish_inst(k, region, inst, line, names)
     }
 
     /// Appends `inst`, names its results and records its line.
@@ -689,12 +708,12 @@ impl<'a> Parser<'a> {
         region: Region,
         inst: Inst,
         line: u32,
-        names: &[usize],
+        names: ResultNames,
     ) -> Result<(), ParseError> {
         k.func.append_inst(region, inst);
         k.lines.insts[inst] = line;
         let results = k.func.results[inst];
-        for (i, &at) in names.iter().enumerate() {
+        for (i, at) in names.tokens().enumerate() {
             if let Some(v) = results.get(i, &k.func.pool) {
                 self.define(k, at, v)?;
             }
@@ -702,13 +721,13 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn check_result_names(&self, names: &[usize], types: &Types, at: usize, op: &str) -> Result<(), ParseError> {
-        if names.len() == types.list.len() {
+    fn check_result_names(&self, names: ResultNames, types: &[Type], at: usize, op: &str) -> Result<(), ParseError> {
+        if names.count == types.len() {
             return Ok(());
         }
-        let (n, t) = (names.len(), types.list.len());
+        let (n, t) = (names.count, types.len());
         Err(self.err_at(
-            names.first().copied().unwrap_or(at),
+            if n > 0 { names.first } else { at },
             format!("`{op}` has {t} result type(s) after `->`, but {n} result name(s) are given"),
         ))
     }
@@ -727,14 +746,19 @@ impl<'a> Parser<'a> {
         region: Region,
         line: u32,
         op_at: usize,
-        names: &[usize],
+        names: ResultNames,
     ) -> Result<(), ParseError> {
         let mut args = std::mem::take(&mut self.args);
         self.operands(k, line, &mut args)?;
-        let types = if self.eat(Tok::Arrow) { self.types(true)? } else { Types { list: Vec::new() } };
+        let mut types = std::mem::take(&mut self.tys);
+        types.clear();
+        if self.eat(Tok::Arrow) {
+            self.types(true, &mut types)?;
+        }
         self.check_result_names(names, &types, op_at, "if")?;
-        let inst = k.func.make_inst(Opcode::If, Imm::None, &args, &types.list);
+        let inst = k.func.make_inst(Opcode::If, Imm::None, &args, &types);
         self.args = args;
+        self.tys = types;
         self.finish_inst(k, region, inst, line, names)?;
         self.enter(k)?;
         self.expect(Tok::LBrace, "`{`")?;
@@ -764,7 +788,7 @@ impl<'a> Parser<'a> {
         region: Region,
         line: u32,
         op_at: usize,
-        names: &[usize],
+        names: ResultNames,
     ) -> Result<(), ParseError> {
         self.expect(Tok::LParen, "`(`")?;
         let mut params: Vec<(usize, Type)> = Vec::new();
@@ -783,9 +807,14 @@ impl<'a> Parser<'a> {
             }
             self.expect(Tok::RParen, "`,` or `)`")?;
         }
-        let types = if self.eat(Tok::Arrow) { self.types(true)? } else { Types { list: Vec::new() } };
+        let mut types = std::mem::take(&mut self.tys);
+        types.clear();
+        if self.eat(Tok::Arrow) {
+            self.types(true, &mut types)?;
+        }
         self.check_result_names(names, &types, op_at, "loop")?;
-        let inst = k.func.make_inst(Opcode::Loop, Imm::None, &inits, &types.list);
+        let inst = k.func.make_inst(Opcode::Loop, Imm::None, &inits, &types);
+        self.tys = types;
         self.finish_inst(k, region, inst, line, names)?;
         let body = k.func.make_region();
         k.lines.regions[body] = line;
@@ -825,11 +854,10 @@ impl<'a> Parser<'a> {
     }
 
     /// `T` or `(T, ...)`; with `parens`, only the parenthesised form (possibly empty).
-    fn types(&mut self, parens: bool) -> Result<Types, ParseError> {
-        let mut list = Vec::new();
+    fn types(&mut self, parens: bool, list: &mut Vec<Type>) -> Result<(), ParseError> {
         if !parens && self.peek_kind() != Tok::LParen {
             list.push(self.ty()?);
-            return Ok(Types { list });
+            return Ok(());
         }
         self.expect(Tok::LParen, "`(`")?;
         if !self.eat(Tok::RParen) {
@@ -841,7 +869,7 @@ impl<'a> Parser<'a> {
             }
             self.expect(Tok::RParen, "`,` or `)`")?;
         }
-        Ok(Types { list })
+        Ok(())
     }
 
     fn scalar_of(&self, at: usize, ty: Type) -> Result<ScalarType, ParseError> {
@@ -888,7 +916,7 @@ impl<'a> Parser<'a> {
         if neg {
             let sign = self.peek();
             let next = self.tok(self.pos + 1);
-            if !matches!(next.kind, Tok::Num | Tok::Ident) || next.start != sign.end {
+            if !matches!(next.kind, Tok::Num | Tok::Ident) || next.start() != sign.end() {
                 self.bump();
                 return Err(self.expected("a number right after `-`"));
             }
