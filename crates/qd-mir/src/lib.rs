@@ -34,4 +34,5 @@ pub use function::{
 };
 pub use inst::{Imm, InstData, Tile, ValueList};
 pub use ops::{AtomicOp, CmpCond, Dim, Format, GroupOp, OpInfo, Opcode, PredOp, Scope};
+pub use text::{parse_function, parse_module, parse_module_with_map, ParseError, SourceMap};
 pub use types::{AddrSpace, ScalarType, Type};
