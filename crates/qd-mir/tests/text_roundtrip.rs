@@ -105,10 +105,10 @@ impl Gen<'_, '_> {
                 sp.get(special).map_or(raw, |x| x.to_bits())
             }
         };
-        // The quiet NaNs whose Debug text ("NaN") parses back to the same bits print as `nan`,
-        // which the parser rejects by design; see the report on printer.rs. Keep payload NaNs.
-        match (ty, bits) {
-            (ScalarType::F32, 0x7FC0_0000) | (ScalarType::F64, 0x7FF8_0000_0000_0000) => bits | 1,
+        // Every NaN (the canonical quiet NaNs included) prints as raw bits; make them common.
+        match (ty, special) {
+            (ScalarType::F32, 7) if raw & 1 == 0 => 0x7FC0_0000,
+            (ScalarType::F64, 7) if raw & 1 == 0 => 0x7FF8_0000_0000_0000,
             _ => bits,
         }
     }

@@ -75,7 +75,9 @@ pub fn print_module(m: &Module) -> String {
     s
 }
 
-/// Formats a constant's bits for its type.
+/// Formats a constant's bits for its type. Floats print as the shortest decimal that reads back to
+/// the same bits (`1.5`, `-0.0`, `inf`, `1e-7`); every NaN prints as its raw IEEE bits
+/// (`0x7fc00000`) so that its payload survives and `nan` never appears in the text.
 pub fn format_const(ty: ScalarType, bits: u64) -> String {
     match ty {
         ScalarType::Bool => if bits & 1 != 0 { "true" } else { "false" }.to_string(),
@@ -84,8 +86,8 @@ pub fn format_const(ty: ScalarType, bits: u64) -> String {
         ScalarType::U64 => bits.to_string(),
         ScalarType::F32 => {
             let x = f32_of(bits);
-            let d = float_text(format!("{x:?}"));
-            if d.parse::<f32>().map(f32::to_bits) == Ok(bits as u32) {
+            let d = format!("{x:?}");
+            if !x.is_nan() && d.parse::<f32>().map(f32::to_bits) == Ok(bits as u32) {
                 d
             } else {
                 format!("{:#010x}", bits as u32)
@@ -93,23 +95,13 @@ pub fn format_const(ty: ScalarType, bits: u64) -> String {
         }
         ScalarType::F64 => {
             let x = f64_of(bits);
-            let d = float_text(format!("{x:?}"));
-            if d.parse::<f64>().map(f64::to_bits) == Ok(bits) {
+            let d = format!("{x:?}");
+            if !x.is_nan() && d.parse::<f64>().map(f64::to_bits) == Ok(bits) {
                 d
             } else {
                 format!("{bits:#018x}")
             }
         }
-    }
-}
-
-// Rust's Debug gives "inf", "-inf", "NaN", "1.0", "1e-7"; keep it but spell NaN so it never
-// parses back (NaN always prints as hex bits to keep its payload).
-fn float_text(s: String) -> String {
-    if s == "NaN" {
-        "nan".into()
-    } else {
-        s
     }
 }
 
