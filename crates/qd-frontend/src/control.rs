@@ -289,3 +289,71 @@ impl<'c> KernelBuilder<'c> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{BuildError, FunctionBuilderContext, KernelBuilder, ScalarType};
+    use qd_mir::text::print_function;
+
+    #[test]
+    fn signed_for_range_with_step_and_break_from_a_nested_arm() -> Result<(), BuildError> {
+        // `found` is never assigned on a path that continues, so its parameter is trivial: the
+        // normal exit passes the value from before the loop, the inner `break` passes `i`.
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "down");
+        let out = b.buffer("out", ScalarType::I32);
+        let found = b.declare_named_var("found", ScalarType::I32);
+        let (start, end, step) = (b.const_i32(-8)?, b.const_i32(8)?, b.const_i32(2)?);
+        let none = b.const_i32(-1)?;
+        b.def_var(found, none)?;
+        b.for_range(start, end, Some(step), |b, i| {
+            let x = b.load(out, i)?;
+            let zero = b.const_i32(0)?;
+            let neg = b.lt(x, zero)?;
+            b.if_then(neg, |b| {
+                let big = b.lt(x, start)?;
+                b.if_then(big, |b| {
+                    b.def_var(found, i)?;
+                    b.break_()
+                })
+            })
+        })?;
+        let r = b.use_var(found)?;
+        b.store(out, start, r)?;
+        let f = b.finish()?;
+        assert_eq!(
+            print_function(&f),
+            "\
+kernel @down(%out: ptr<global, i32>) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = const -8 : i32
+  %1 = const 8 : i32
+  %2 = const 2 : i32
+  %3 = const -1 : i32
+  %4 = loop (%5: i32 = %0) -> (i32) {
+    %6 = cmp ge %5, %1 : bool
+    if %6 {
+      break %3
+    }
+    %7 = ptr.offset %out, %5 : ptr<global, i32>
+    %8 = load %7 : i32
+    %9 = const 0 : i32
+    %10 = cmp lt %8, %9 : bool
+    if %10 {
+      %11 = cmp lt %8, %0 : bool
+      if %11 {
+        break %5
+      }
+      yield
+    }
+    %12 = add %5, %2 : i32
+    continue %12
+  }
+  %13 = ptr.offset %out, %0 : ptr<global, i32>
+  store %13, %4
+  return
+}
+"
+        );
+        Ok(())
+    }
+}

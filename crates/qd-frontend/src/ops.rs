@@ -709,3 +709,54 @@ impl KernelBuilder<'_> {
         self.emit(Location::caller(), Opcode::Fence, Imm::Scope(scope), &[], None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{AtomicOp, BuildError, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Scope, Tile};
+    use qd_mir::text::print_function;
+
+    #[test]
+    fn shared_memory_and_constants() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "smem");
+        let hist = b.shared_array("hist", ScalarType::U32, 32);
+        let lane = b.lane_id()?;
+        let one = b.const_u32(1)?;
+        b.store(hist, lane, one)?;
+        b.block_sync()?;
+        let _ = b.atomic_rmw(AtomicOp::Max, Scope::Block, hist, one, lane)?;
+        let _ = b.atomic_cas(Scope::Block, hist, lane, one, lane)?;
+        let v = b.load(hist, lane)?;
+        let _ = b.subgroup_scan(GroupOp::Add, Tile::Full, true, v)?;
+        let _ = b.const_i64(-5)?;
+        let _ = b.const_f64(-0.25)?;
+        let _ = b.const_scalar(ScalarType::F32, 0x7fc0_0001)?;
+        let f = b.finish()?;
+        assert_eq!(
+            print_function(&f),
+            "\
+kernel @smem() block(1, 1, 1) grid(1, 1, 1) {
+  shared @hist: [u32; 32]
+  %0 = shared.addr @hist : ptr<shared, u32>
+  %1 = lane_id : u32
+  %2 = const 1 : u32
+  %3 = ptr.offset %0, %1 : ptr<shared, u32>
+  store %3, %2
+  block.sync
+  %4 = ptr.offset %0, %2 : ptr<shared, u32>
+  %5 = atomic.rmw max block %4, %1 : u32
+  %6 = ptr.offset %0, %1 : ptr<shared, u32>
+  %7 = atomic.cas block %6, %2, %1 : u32
+  %8 = ptr.offset %0, %1 : ptr<shared, u32>
+  %9 = load %8 : u32
+  %10 = subgroup.scan inclusive add %9 : u32
+  %11 = const -5 : i64
+  %12 = const -0.25 : f64
+  %13 = const 0x7fc00001 : f32
+  return
+}
+"
+        );
+        Ok(())
+    }
+}

@@ -232,3 +232,54 @@ impl ProgramBuilder {
         Ok(Module { kernels: self.kernels, programs: vec![self.program] })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FunctionBuilderContext, KernelBuilder};
+    use qd_mir::text::print_module;
+
+    fn fill(ctx: &mut FunctionBuilderContext) -> Result<Function, BuildError> {
+        let mut b = KernelBuilder::new(ctx, "fill");
+        let buf = b.buffer("buf", ScalarType::U32);
+        let n = b.scalar("n", ScalarType::U32);
+        let v = b.scalar("v", ScalarType::U32);
+        b.parallel_for(n, |b, i| b.store(buf, i, v))?;
+        b.finish()
+    }
+
+    #[test]
+    fn two_launches_form_a_module() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let fill = fill(&mut ctx)?;
+        let mut p = ProgramBuilder::new("twice");
+        let data = p.buffer("data", ScalarType::U32);
+        let count = p.scalar("count", ScalarType::U32);
+        assert_eq!(data.ty(), Type::Ptr(AddrSpace::Global, ScalarType::U32));
+        p.launch(&fill, &[data, count, ProgramArg::u32(7)])?;
+        p.launch("fill", &[data, ProgramArg::u32(3), count])?;
+        p.add_kernel(&fill)?; // the same kernel again: fine
+        assert_eq!(p.program().launches.len(), 2);
+        let m = p.finish()?;
+        assert_eq!(m.kernels.len(), 1);
+        let text = print_module(&m);
+        let program = &text[text.find("program").unwrap_or(0)..];
+        assert_eq!(
+            program,
+            "program @twice(%data: ptr<global, u32>, %count: u32) {\n  launch @fill(%data, %count, 7 : u32)\n  \
+             launch @fill(%data, 3 : u32, %count)\n}\n"
+        );
+        assert!(text.starts_with("kernel @fill("));
+        Ok(())
+    }
+
+    #[test]
+    fn constants_are_canonical() {
+        assert_eq!(ProgramArg::i32(-1), ProgramArg::constant(ScalarType::I32, u64::MAX));
+        assert_eq!(ProgramArg::bool(true).ty(), Type::BOOL);
+        assert_eq!(ProgramArg::f32(1.0), ProgramArg::constant(ScalarType::F32, 0x3f80_0000));
+        assert_eq!(ProgramArg::f64(1.0).ty(), Type::F64);
+        assert_eq!(ProgramArg::i64(-1), ProgramArg::constant(ScalarType::I64, u64::MAX));
+        assert_eq!(ProgramArg::u64(5).ty(), Type::U64);
+    }
+}

@@ -164,7 +164,7 @@ impl KernelBuilder<'_> {
     /// Records `var = value` in the frame at `depth`.
     pub(crate) fn def_at(&mut self, var: u32, value: Value, depth: usize) {
         let Some(slot) = self.ctx.vars.get_mut(var as usize) else { return };
-        let old = mem::replace(&mut slot.cur, Some((value, depth as u32)));
+        let old = slot.cur.replace((value, depth as u32));
         if let Some(s) = self.ctx.scratch.get_mut(depth) {
             s.log.push((var, old));
         }
@@ -501,5 +501,132 @@ impl KernelBuilder<'_> {
             }
         }
         self.ctx.walk = stack;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{BuildError, FunctionBuilderContext, KernelBuilder, ScalarType};
+    use qd_mir::text::print_function;
+    use qd_mir::ValueDef;
+
+    #[test]
+    fn removed_params_renumber_the_survivors() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "swap");
+        let out = b.buffer("out", ScalarType::U32);
+        let [k, x, y] = [0; 3].map(|_| b.declare_var(ScalarType::U32));
+        let (zero, one) = (b.const_u32(0)?, b.const_u32(1)?);
+        b.def_var(k, one)?;
+        b.def_var(x, zero)?;
+        b.def_var(y, one)?;
+        let t = b.const_bool(true)?;
+        b.loop_(|b| {
+            let kv = b.use_var(k)?; // read-only: its parameter (index 0 when created) is trivial
+            let (xv, yv) = (b.use_var(x)?, b.use_var(y)?);
+            b.def_var(x, yv)?;
+            b.def_var(y, xv)?;
+            b.store(out, kv, xv)?;
+            b.if_then(t, |b| b.break_())
+        })?;
+        let f = b.finish()?;
+        assert_eq!(
+            print_function(&f),
+            "\
+kernel @swap(%out: ptr<global, u32>) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = const 0 : u32
+  %1 = const 1 : u32
+  %2 = const true : bool
+  %3, %4 = loop (%5: u32 = %0, %6: u32 = %1) -> (u32, u32) {
+    %7 = ptr.offset %out, %1 : ptr<global, u32>
+    store %7, %5
+    if %2 {
+      break %6, %5
+    }
+    continue %6, %5
+  }
+  return
+}
+"
+        );
+        let body = f.insts[f.walk_insts()[3]].regions[0].expand().ok_or_else(no_body_err)?;
+        for (n, &p) in f.region_params(body).iter().enumerate() {
+            assert_eq!(f.values[p].def, ValueDef::RegionParam(body, n as u16));
+        }
+        Ok(())
+    }
+
+    fn no_body_err() -> BuildError {
+        BuildError::new(std::panic::Location::caller(), crate::ErrorKind::Structure, "no loop body")
+    }
+
+    #[test]
+    fn equal_values_from_both_arms_need_no_result() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "same");
+        let n = b.scalar("n", ScalarType::U32);
+        let out = b.buffer("out", ScalarType::U32);
+        let v = b.declare_var(ScalarType::U32);
+        let c = b.const_bool(false)?;
+        b.if_then_else(c, |b| b.def_var(v, n), |b| b.def_var(v, n))?;
+        let r = b.use_var(v)?;
+        b.store(out, n, r)?;
+        let f = b.finish()?;
+        assert_eq!(
+            print_function(&f),
+            "\
+kernel @same(%n: u32 uniform, %out: ptr<global, u32>) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = const false : bool
+  if %0 {
+    yield
+  } else {
+    yield
+  }
+  %1 = ptr.offset %out, %n : ptr<global, u32>
+  store %1, %n
+  return
+}
+"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_loop_left_only_by_return_has_no_results() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "spin");
+        let flag = b.buffer("flag", ScalarType::U32);
+        let v = b.declare_var(ScalarType::U32);
+        let zero = b.const_u32(0)?;
+        b.def_var(v, zero)?;
+        b.loop_(|b| {
+            let x = b.load(flag, zero)?;
+            let old = b.use_var(v)?;
+            let s = b.add(old, x)?;
+            b.def_var(v, s)?;
+            let done = b.ne(x, zero)?;
+            b.if_then(done, |b| b.return_())
+        })?;
+        let f = b.finish()?;
+        assert_eq!(
+            print_function(&f),
+            "\
+kernel @spin(%flag: ptr<global, u32>) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = const 0 : u32
+  loop (%1: u32 = %0) {
+    %2 = ptr.offset %flag, %0 : ptr<global, u32>
+    %3 = load %2 : u32
+    %4 = add %1, %3 : u32
+    %5 = cmp ne %3, %0 : bool
+    if %5 {
+      return
+    }
+    continue %4
+  }
+  return
+}
+"
+        );
+        Ok(())
     }
 }
