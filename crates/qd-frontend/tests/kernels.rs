@@ -603,3 +603,35 @@ fn one_kernel_uses_every_opcode() -> R {
     }
     Ok(())
 }
+
+#[test]
+fn a_failed_construct_is_abandoned_and_the_builder_stays_usable() -> R {
+    let mut ctx = FunctionBuilderContext::new();
+    let mut b = KernelBuilder::new(&mut ctx, "recover");
+    let out = b.buffer("out", ScalarType::U32);
+    let acc = b.declare_var(ScalarType::U32);
+    let zero = b.const_u32(0)?;
+    b.def_var(acc, zero)?;
+    let bad = b.loop_(|b| {
+        let a = b.use_var(acc)?;
+        let f = b.const_f32(1.0)?;
+        let s = b.add(a, f)?; // error: the whole loop is dropped
+        b.def_var(acc, s)
+    });
+    assert!(bad.is_err());
+    let a = b.use_var(acc)?; // still the value from before the failed loop
+    b.store(out, zero, a)?;
+    let f = b.finish()?;
+    assert_text(
+        &f,
+        "\
+kernel @recover(%out: ptr<global, u32>) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = const 0 : u32
+  %1 = ptr.offset %out, %0 : ptr<global, u32>
+  store %1, %0
+  return
+}
+",
+    );
+    Ok(())
+}
