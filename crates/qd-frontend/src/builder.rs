@@ -497,8 +497,8 @@ impl<'c> KernelBuilder<'c> {
         }
     }
 
-    /// Finishes the kernel: appends `return` if the body is still open and checks that no region
-    /// is left open. Reports the first deferred declaration error.
+    /// Finishes the kernel: appends `return` if the body is still open, checks that no region is
+    /// left open, reports the first deferred declaration error, and runs the MIR verifier.
     #[track_caller]
     pub fn finish(mut self) -> Result<Function, BuildError> {
         let loc = Location::caller();
@@ -516,6 +516,15 @@ impl<'c> KernelBuilder<'c> {
             self.emit(loc, Opcode::Return, Imm::None, &[], None)?;
         }
         self.pop_frame();
+        // Rules that need the whole kernel (SIMT uniformity of barriers and broadcast lanes, launch
+        // limits) are the verifier's: run it so that a finished kernel is always valid MIR.
+        if let Err(errors) = qd_mir::verify::verify_function(&self.func) {
+            return Err(BuildError::new(
+                loc,
+                ErrorKind::Verify,
+                format!("finish: kernel @{} fails verification:\n{}", self.func.name, errors.render(&self.func)),
+            ));
+        }
         Ok(self.func)
     }
 

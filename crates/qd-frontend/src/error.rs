@@ -36,6 +36,9 @@ pub enum ErrorKind {
     Structure,
     /// A program launch that does not match its kernel (unknown kernel, arity, argument types).
     Program,
+    /// The finished kernel fails the MIR verifier (a rule the builder cannot check eagerly, e.g. a
+    /// block barrier inside divergent control flow); the message holds the annotated MIR.
+    Verify,
 }
 
 /// A misuse of the builder, located at the caller's source line.

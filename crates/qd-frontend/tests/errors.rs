@@ -379,3 +379,16 @@ fn program_errors() {
     let r = ProgramBuilder::new("1x");
     check((r.finish(), line), Config, "program name \"1x\" is not an identifier");
 }
+
+#[test]
+fn finish_runs_the_verifier() {
+    // A block barrier under a thread-dependent condition is legal to build op by op, but the
+    // finished kernel breaks the SIMT rule the verifier checks: `finish` reports it at its caller.
+    let mut ctx = FunctionBuilderContext::new();
+    let mut b = KernelBuilder::new(&mut ctx, "k");
+    let t = b.thread_id(Dim::X).unwrap();
+    let zero = b.const_u32(0).unwrap();
+    let c = b.eq(t, zero).unwrap();
+    b.if_then(c, |b| b.block_sync()).unwrap();
+    check(at!(b.finish()), Verify, "block barrier in divergent control flow");
+}
