@@ -1,2 +1,116 @@
 //! `qdc`: the qd command line.
-fn main() {}
+//!
+//! - `qdc check FILE.qdm` parses and verifies; errors point at the line (parse errors with a caret,
+//!   verifier errors annotated on the printed MIR); exit status 1 on any error.
+//! - `qdc fmt FILE.qdm [--check]` prints the canonical text (or checks the file already is).
+//! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
+//!   [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on the `cpu` device.
+//! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
+//!
+//! Later issues add `compile`, `disasm`, `explain` and the GPU devices.
+
+#![forbid(unsafe_code)]
+
+mod demo;
+mod run;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+qdc — the qd compiler driver
+
+USAGE:
+  qdc check FILE.qdm
+  qdc fmt FILE.qdm [--check]
+  qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
+          [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
+  qdc demo [--subgroup-size S]
+
+G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
+SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:VALUE
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("check") => check(&args[1..]),
+        Some("fmt") => fmt(&args[1..]),
+        Some("run") => run::run(&args[1..]),
+        Some("demo") => demo::demo(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command '{other}'\n\n{USAGE}")),
+        None => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("{}", msg.trim_end());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads a `.qdm` file and parses it; parse errors come back rendered with a caret.
+pub fn load(path: &str) -> Result<(String, qd_mir::Module), String> {
+    let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
+    match qd_mir::parse_module(&src) {
+        Ok(m) => Ok((src, m)),
+        Err(e) => Err(e.render(&src, path)),
+    }
+}
+
+/// Verifies every kernel and program; the error renders each failing kernel annotated.
+pub fn verify(path: &str, module: &qd_mir::Module) -> Result<(), String> {
+    let mut out = String::new();
+    let mut count = 0;
+    for k in &module.kernels {
+        if let Err(errs) = qd_mir::verify::verify_function(k) {
+            count += errs.0.len();
+            out.push_str(&errs.render(k));
+            out.push('\n');
+        }
+    }
+    if let Err(errs) = qd_mir::verify::verify_module(module) {
+        for e in errs.program_errors() {
+            count += 1;
+            out.push_str(&format!("error: {e}\n"));
+        }
+    }
+    if count == 0 {
+        Ok(())
+    } else {
+        Err(format!("{out}error: {path}: {count} verifier error{}", if count == 1 { "" } else { "s" }))
+    }
+}
+
+fn one_file(args: &[String], cmd: &str) -> Result<String, String> {
+    match args.iter().find(|a| !a.starts_with("--")) {
+        Some(f) => Ok(f.clone()),
+        None => Err(format!("qdc {cmd}: missing FILE.qdm\n\n{USAGE}")),
+    }
+}
+
+fn check(args: &[String]) -> Result<(), String> {
+    let path = one_file(args, "check")?;
+    let (_, module) = load(&path)?;
+    verify(&path, &module)?;
+    println!("{path}: ok ({} kernels, {} programs)", module.kernels.len(), module.programs.len());
+    Ok(())
+}
+
+fn fmt(args: &[String]) -> Result<(), String> {
+    let path = one_file(args, "fmt")?;
+    let (src, module) = load(&path)?;
+    let text = qd_mir::text::print_module(&module);
+    if args.iter().any(|a| a == "--check") {
+        if text != src {
+            return Err(format!("{path}: not formatted (run `qdc fmt {path}` to see the canonical text)"));
+        }
+        return Ok(());
+    }
+    print!("{text}");
+    Ok(())
+}

@@ -23,11 +23,17 @@
 //! What it assumes and refuses: the expansion is exact only when every lane of the tile is active
 //! (the same caller contract as Quadrants'); under partial activity the interpreter treats
 //! inactive lanes as the identity while a shuffle from an inactive lane returns the reader's own
-//! value. A full-subgroup tile needs [`PassOptions::subgroup_width`]; a tile wider than the
+//! value. So collectives in regions that the uniformity analysis cannot prove uniform (an arm of
+//! an `if` on a varying condition, a loop with a varying exit) are left as they are: each back
+//! end lowers those natively, under its EXEC mask or member mask. Blocks whose size is not a
+//! multiple of the subgroup width end in a partly filled subgroup, which the expansion does not
+//! handle either (Quadrants rounds its launches up to whole blocks for the same reason). A
+//! full-subgroup tile needs [`PassOptions::subgroup_width`]; a tile wider than the
 //! known width, or a pointer operand, is an error naming the op.
 
 use super::rewrite::{splice_replace, substitute_all, Subst};
 use super::PassOptions;
+use crate::analysis::uniformity::Uniformity;
 use crate::entities::{Inst, Region, Value};
 use crate::eval;
 use crate::function::Function;
@@ -40,7 +46,10 @@ use std::collections::HashMap;
 pub fn run(f: &mut Function, opts: &PassOptions) -> Result<bool, String> {
     let mut subst = Subst::new();
     let body = f.body;
-    let changed = expand_region(f, body, opts, &mut subst)?;
+    // Regions are only rewritten in place (their identities survive), so the analysis made on
+    // the input stays valid for the whole walk.
+    let uniform = Uniformity::new(f);
+    let changed = expand_region(f, body, opts, &uniform, &mut subst)?;
     substitute_all(f, &subst);
     Ok(changed)
 }
@@ -122,11 +131,18 @@ fn collective(op: Opcode) -> Option<Coll> {
     }
 }
 
-fn expand_region(f: &mut Function, region: Region, opts: &PassOptions, subst: &mut Subst) -> Result<bool, String> {
+fn expand_region(
+    f: &mut Function,
+    region: Region,
+    opts: &PassOptions,
+    uniform: &Uniformity,
+    subst: &mut Subst,
+) -> Result<bool, String> {
     let mut changed = false;
     let mut idx = 0;
+    let full_activity = uniform.is_uniform_region(region);
     while let Some(&inst) = f.regions[region].insts.get(idx) {
-        if let Some(kind) = collective(f.insts[inst].opcode) {
+        if let Some(kind) = collective(f.insts[inst].opcode).filter(|_| full_activity) {
             let (insts, result) = expand_one(f, inst, kind, opts)?;
             if let Some(old) = f.first_result(inst) {
                 subst.insert(old, result);
@@ -139,7 +155,7 @@ fn expand_region(f: &mut Function, region: Region, opts: &PassOptions, subst: &m
         }
         let nested: Vec<Region> = f.inst_regions(inst).collect();
         for r in nested {
-            changed |= expand_region(f, r, opts, subst)?;
+            changed |= expand_region(f, r, opts, uniform, subst)?;
         }
         idx += 1;
     }

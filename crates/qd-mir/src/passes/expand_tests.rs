@@ -350,7 +350,9 @@ fn collectives_in_nested_regions_and_chained_uses() {
     let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::U32));
     let x = b.load(p);
     let r1 = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Full, true, &[x]);
-    let c = b.cmp(CmpCond::Eq, r1, x);
+    // A full-subgroup reduction is uniform, so this `if` keeps every lane together.
+    let k = b.u32(10);
+    let c = b.cmp(CmpCond::Eq, r1, k);
     b.if_(
         c,
         &[],
@@ -367,6 +369,32 @@ fn collectives_in_nested_regions_and_chained_uses() {
     let text = b.print();
     assert!(!text.contains("%?"), "dangling value:\n{text}");
     assert_eq!(count(&b.f, Opcode::ShuffleUp), 3, "{text}");
+}
+
+#[test]
+fn collectives_under_divergent_control_flow_are_left_alone() {
+    // `if` on a loaded (varying) value: only some lanes run the arm, so a shuffle tree would read
+    // inactive lanes. The reduction before the `if` is expanded, the scan inside it is kept.
+    let mut b = B::new();
+    let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::U32));
+    let x = b.load(p);
+    let r1 = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Full, true, &[x]);
+    let c = b.cmp(CmpCond::Eq, r1, x);
+    b.if_(
+        c,
+        &[],
+        |b| {
+            let s = b.group(Opcode::SubgroupScan, GroupOp::Add, Tile::Log2(2), false, &[x]);
+            b.store(p, s);
+            b.term(Opcode::Yield, &[]);
+        },
+        None,
+    );
+    b.term(Opcode::Return, &[]);
+    run(&mut b.f, &PassOptions::with_width(32)).unwrap();
+    assert_eq!(count(&b.f, Opcode::SubgroupReduce), 0);
+    assert_eq!(count(&b.f, Opcode::SubgroupScan), 1);
+    assert_eq!(count(&b.f, Opcode::ShuffleXor), 5);
 }
 
 #[test]

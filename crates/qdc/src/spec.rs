@@ -1,0 +1,190 @@
+//! `qdc run` argument specs: how `--arg NAME=SPEC` becomes a buffer or scalar.
+//!
+//! SPEC is one of `iota:TYPE:N` (0, 1, 2, …), `zeros:TYPE:N`, `fill:TYPE:N:VALUE`,
+//! `rand:TYPE:N:SEED` (integers uniform in [0, 1000), floats uniform in [0, 1), bools 50/50, from
+//! a SplitMix64 stream: the same seed gives the same data everywhere), a path ending in `.npy`,
+//! or a scalar `TYPE:VALUE` such as `u32:7`.
+
+use crate::npy;
+use qd_mir::eval::{bits_f32, bits_f64, canon};
+use qd_mir::interp::{ArgValue, Buffer};
+use qd_mir::ScalarType;
+
+/// Parses a scalar literal of a type into canonical bits.
+pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, String> {
+    let bad = || format!("'{text}' is not a valid {ty} value");
+    let t = text.trim();
+    let bits = match ty {
+        ScalarType::Bool => match t {
+            "true" | "1" => 1,
+            "false" | "0" => 0,
+            _ => return Err(bad()),
+        },
+        ScalarType::F32 => bits_f32(t.parse::<f32>().map_err(|_| bad())?),
+        ScalarType::F64 => bits_f64(t.parse::<f64>().map_err(|_| bad())?),
+        ScalarType::I32 | ScalarType::I64 | ScalarType::U32 | ScalarType::U64 => {
+            let (neg, digits) = match t.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, t),
+            };
+            let mag = match digits.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => digits.parse::<u64>(),
+            }
+            .map_err(|_| bad())?;
+            let (min, max): (i128, i128) = match ty {
+                ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
+                ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
+                ScalarType::U32 => (0, u32::MAX.into()),
+                _ => (0, u64::MAX.into()),
+            };
+            let v = if neg { -i128::from(mag) } else { i128::from(mag) };
+            if v < min || v > max {
+                return Err(format!("{text} is out of range for {ty}"));
+            }
+            v as u64
+        }
+    };
+    Ok(canon(ty, bits))
+}
+
+fn scalar_type(s: &str) -> Result<ScalarType, String> {
+    ScalarType::from_name(s).ok_or_else(|| format!("unknown type '{s}' (want bool i32 u32 i64 u64 f32 f64)"))
+}
+
+fn count(s: &str) -> Result<usize, String> {
+    s.parse::<usize>().map_err(|_| format!("'{s}' is not an element count"))
+}
+
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Builds a buffer of `n` elements from per-element canonical bits.
+pub fn buffer_from_bits(elem: ScalarType, bits: impl Iterator<Item = u64>) -> Buffer {
+    let size = elem.bytes() as usize;
+    let mut data = Vec::new();
+    for b in bits {
+        data.extend_from_slice(&b.to_le_bytes()[..size]);
+    }
+    Buffer { elem, data }
+}
+
+/// Parses one SPEC into an argument value.
+pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
+    if spec.ends_with(".npy") {
+        let bytes = std::fs::read(spec).map_err(|e| format!("cannot read {spec}: {e}"))?;
+        return npy::read(&bytes).map(ArgValue::Buffer).map_err(|e| format!("{spec}: {e}"));
+    }
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts.as_slice() {
+        ["iota", ty, n] => {
+            let ty = scalar_type(ty)?;
+            let n = count(n)?;
+            let bits = (0..n).map(|i| match ty {
+                ScalarType::F32 => bits_f32(i as f32),
+                ScalarType::F64 => bits_f64(i as f64),
+                other => canon(other, i as u64),
+            });
+            Ok(ArgValue::Buffer(buffer_from_bits(ty, bits)))
+        }
+        ["zeros", ty, n] => {
+            let ty = scalar_type(ty)?;
+            Ok(ArgValue::Buffer(buffer_from_bits(ty, (0..count(n)?).map(|_| 0))))
+        }
+        ["fill", ty, n, v] => {
+            let ty = scalar_type(ty)?;
+            let b = parse_scalar(ty, v)?;
+            Ok(ArgValue::Buffer(buffer_from_bits(ty, (0..count(n)?).map(|_| b))))
+        }
+        ["rand", ty, n, seed] => {
+            let ty = scalar_type(ty)?;
+            let seed = seed.parse::<u64>().map_err(|_| format!("'{seed}' is not a seed (u64)"))?;
+            let mut rng = SplitMix(seed);
+            let bits: Vec<u64> = (0..count(n)?)
+                .map(|_| {
+                    let r = rng.next();
+                    match ty {
+                        ScalarType::Bool => r >> 63,
+                        ScalarType::F32 => bits_f32((r >> 40) as f32 / (1u64 << 24) as f32),
+                        ScalarType::F64 => bits_f64((r >> 11) as f64 / (1u64 << 53) as f64),
+                        other => canon(other, r % 1000),
+                    }
+                })
+                .collect();
+            Ok(ArgValue::Buffer(buffer_from_bits(ty, bits.into_iter())))
+        }
+        [ty, v] => {
+            let ty = scalar_type(ty)?;
+            Ok(ArgValue::Scalar(ty, parse_scalar(ty, v)?))
+        }
+        _ => Err(format!(
+            "bad argument spec '{spec}' (want iota:TYPE:N, zeros:TYPE:N, fill:TYPE:N:VALUE, rand:TYPE:N:SEED, FILE.npy or TYPE:VALUE)"
+        )),
+    }
+}
+
+/// Formats a buffer as one line of numbers separated by spaces.
+pub fn format_buffer(buf: &Buffer) -> String {
+    let size = buf.elem.bytes() as usize;
+    let mut out = String::with_capacity(buf.data.len() * 2);
+    for (i, chunk) in buf.data.chunks_exact(size).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let mut le = [0u8; 8];
+        le[..size].copy_from_slice(chunk);
+        let bits = u64::from_le_bytes(le);
+        let s = match buf.elem {
+            ScalarType::Bool => (bits & 1).to_string(),
+            ScalarType::I32 => (bits as u32 as i32).to_string(),
+            ScalarType::U32 => (bits as u32).to_string(),
+            ScalarType::I64 => (bits as i64).to_string(),
+            ScalarType::U64 => bits.to_string(),
+            ScalarType::F32 => f32::from_bits(bits as u32).to_string(),
+            ScalarType::F64 => f64::from_bits(bits).to_string(),
+        };
+        out.push_str(&s);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buf(spec: &str) -> String {
+        match parse_spec(spec) {
+            Ok(ArgValue::Buffer(b)) => format_buffer(&b),
+            other => panic!("{spec}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn specs() {
+        assert_eq!(buf("iota:u32:5"), "0 1 2 3 4");
+        assert_eq!(buf("iota:f32:3"), "0 1 2");
+        assert_eq!(buf("zeros:i64:2"), "0 0");
+        assert_eq!(buf("fill:i32:3:-7"), "-7 -7 -7");
+        assert_eq!(buf("rand:u32:4:1"), buf("rand:u32:4:1"));
+        assert_ne!(buf("rand:u32:4:1"), buf("rand:u32:4:2"));
+        assert!(matches!(parse_spec("u32:7"), Ok(ArgValue::Scalar(ScalarType::U32, 7))));
+        assert!(matches!(parse_spec("i32:-1"), Ok(ArgValue::Scalar(ScalarType::I32, 0xFFFF_FFFF))));
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        assert!(parse_spec("iota:u33:4").unwrap_err().contains("unknown type"));
+        assert!(parse_spec("u32:-1").unwrap_err().contains("out of range"));
+        assert!(parse_spec("fill:u32:x:1").unwrap_err().contains("element count"));
+        assert!(parse_spec("what").unwrap_err().contains("bad argument spec"));
+        assert!(parse_spec("nope.npy").unwrap_err().contains("cannot read"));
+    }
+}

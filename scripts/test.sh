@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every qd test on a fresh machine: installs the test oracles that are missing, then
+# formatting, clippy, the whole test suite (snapshots never updated) and a short fuzz run.
+#
+#   scripts/test.sh            everything
+#   QD_FUZZ_SECONDS=0 ...      skip the libFuzzer run (the stable-Rust fuzz smoke still runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export INSTA_UPDATE=no
+export CARGO_TERM_COLOR=never
+export CARGO_INCREMENTAL=0
+fuzz_seconds="${QD_FUZZ_SECONDS:-30}"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# --- Test oracles ----------------------------------------------------------------------------
+# This stage of qd needs none beyond Rust itself: the MIR interpreter and plain-Rust reference
+# functions are its oracles. Later back ends add theirs here (ptxas, spirv-val, lavapipe, llvm-19),
+# each installed only when missing.
+step "toolchain"
+cargo --version
+rustc --version
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "cargo test (INSTA_UPDATE=no)"
+cargo test --workspace --quiet 2>&1 | tee /tmp/qd-test.log
+if grep -q 'test result: FAILED' /tmp/qd-test.log; then
+  exit 1
+fi
+
+# --- Fuzzing ---------------------------------------------------------------------------------
+# The cargo-fuzz target (fuzz/fuzz_targets/parse.rs) needs a nightly toolchain; when one is on the
+# machine it runs for QD_FUZZ_SECONDS. The same target body also runs on stable as a bounded
+# random-input smoke test (`cargo test -p qd-fuzz-smoke`, part of the suite above).
+step "fuzz (parse, ${fuzz_seconds}s)"
+if [ "$fuzz_seconds" -gt 0 ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    cargo install --quiet --locked cargo-fuzz || echo "cargo-fuzz could not be installed; skipping the libFuzzer run"
+  fi
+  if cargo +nightly fuzz --version >/dev/null 2>&1; then
+    (cd fuzz && cargo +nightly fuzz run parse -- -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 2>&1 | tail -5)
+  fi
+else
+  echo "no nightly toolchain (or QD_FUZZ_SECONDS=0): libFuzzer run skipped; the stable fuzz smoke ran in the suite"
+fi
+
+step "all tests passed"

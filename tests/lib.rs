@@ -1,0 +1,6 @@
+//! `qd-tests`: cross-crate integration tests (`tests/*.rs`) and the `.qdm` filetest harness
+//! (`tests/filetests.rs` over `filetests/**/*.qdm`). This library half holds the harness's
+//! directive parsing so it can be unit-tested.
+#![forbid(unsafe_code)]
+
+pub mod directives;
