@@ -19,7 +19,7 @@ pub use uses::UseCounts;
 use crate::entities::{Inst, Region, Value};
 use crate::function::Function;
 use crate::inst::ValueList;
-use core::fmt;
+use core::hash::{Hash, Hasher};
 use cranelift_entity::{ListPool, SecondaryMap};
 
 /// Where a placed instruction sits: its region and its index in that region's instruction vector.
@@ -91,64 +91,59 @@ pub enum LayoutDefect {
 ///
 /// `EntityList::as_slice` indexes the pool without checking that the list fits in it, so a list
 /// taken from another pool (or kept across `ListPool::clear`) can make it panic. `cranelift-entity`
-/// exposes neither a list's index nor the pool's length, but both are printed by their `Debug`
-/// implementations; this reads them from there once (counting the `%` that starts every printed
-/// value of the pool), which a unit test pins down.
+/// exposes neither a list's index nor the pool's length, but both feed their `Hash`
+/// implementations: a list hashes exactly its index (one `u32`), a pool hashes its data vector,
+/// which starts with the vector's length. [`Probe`] is a `Hasher` that records those first
+/// writes; a unit test pins both facts down, so a change in `cranelift-entity` fails loudly.
 #[derive(Copy, Clone, Debug)]
 pub struct PoolView {
     len: usize,
 }
 
-struct CountPercent(usize);
-impl fmt::Write for CountPercent {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0 += s.bytes().filter(|&b| b == b'%').count();
-        Ok(())
-    }
+/// A `Hasher` that keeps the first `u32` and the first `usize` written to it (see [`PoolView`]).
+#[derive(Default)]
+struct Probe {
+    first_u32: Option<u32>,
+    first_usize: Option<usize>,
 }
 
-struct FirstNumber {
-    value: Option<u64>,
-    done: bool,
-}
-impl fmt::Write for FirstNumber {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for b in s.bytes() {
-            if self.done {
-                break;
-            }
-            if b.is_ascii_digit() {
-                let d = u64::from(b - b'0');
-                self.value = Some(self.value.unwrap_or(0).saturating_mul(10).saturating_add(d));
-            } else if self.value.is_some() {
-                self.done = true;
-            }
-        }
-        Ok(())
+impl Hasher for Probe {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, _bytes: &[u8]) {}
+    fn write_u32(&mut self, x: u32) {
+        self.first_u32.get_or_insert(x);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.first_usize.get_or_insert(x);
     }
 }
 
 impl PoolView {
     /// Measures a pool.
     pub fn new(pool: &ListPool<Value>) -> PoolView {
-        use fmt::Write;
-        let mut c = CountPercent(0);
-        let _ = write!(c, "{pool:?}");
-        PoolView { len: c.0 }
+        let mut probe = Probe::default();
+        pool.hash(&mut probe);
+        PoolView { len: probe.first_usize.unwrap_or(0) }
+    }
+
+    /// The index of a list's first element in its pool.
+    fn index_of(list: &ValueList) -> Option<usize> {
+        let mut probe = Probe::default();
+        list.hash(&mut probe);
+        probe.first_u32.map(|i| i as usize)
     }
 
     /// The elements of `list`, or `None` if the list does not lie inside the pool.
     pub fn slice<'a>(&self, list: &ValueList, pool: &'a ListPool<Value>) -> Option<&'a [Value]> {
-        use fmt::Write;
         if list.is_empty() {
             return Some(&[]);
         }
         if !list.is_valid(pool) {
             return None;
         }
-        let mut n = FirstNumber { value: None, done: false };
-        let _ = write!(n, "{list:?}");
-        let index = usize::try_from(n.value?).ok()?;
+        let index = Self::index_of(list)?;
         let len = list.len(pool);
         if index.checked_add(len)? > self.len {
             return None;
@@ -302,6 +297,21 @@ mod tests {
     use crate::ops::Opcode;
     use crate::types::Type;
     use cranelift_entity::EntityList;
+
+    #[test]
+    fn probe_reads_list_index_and_pool_length() {
+        // Pins the two `Hash` facts `PoolView` relies on: a fresh pool stores the first list's
+        // length at 0 and its elements from 1, in a block of 4 slots for up to 3 elements.
+        let a = Value::from_u32(7);
+        let mut pool = ListPool::new();
+        let l1 = EntityList::from_slice(&[a, a], &mut pool);
+        assert_eq!(PoolView::index_of(&l1), Some(1));
+        assert_eq!(PoolView::new(&pool).len, 4);
+        let l2 = EntityList::from_slice(&[a, a, a], &mut pool);
+        assert_eq!(PoolView::index_of(&l2), Some(5));
+        assert_eq!(PoolView::new(&pool).len, 8);
+        assert_eq!(PoolView::new(&pool).slice(&l2, &pool), Some(&[a, a, a][..]));
+    }
 
     #[test]
     fn pool_view_bounds_lists() {
