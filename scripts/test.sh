@@ -3,7 +3,7 @@
 # formatting, clippy, the whole test suite (snapshots never updated) and a short fuzz run.
 #
 #   scripts/test.sh            everything
-#   QD_FUZZ_SECONDS=0 ...      skip the libFuzzer run (the stable-Rust fuzz smoke still runs)
+#   QD_FUZZ_SECONDS=0 ...      skip the libFuzzer run (the stable-Rust never-panic property tests still run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +35,12 @@ if grep -q 'test result: FAILED' /tmp/qd-test.log; then
 fi
 
 # --- Fuzzing ---------------------------------------------------------------------------------
-# The cargo-fuzz target (fuzz/fuzz_targets/parse.rs) needs a nightly toolchain; when one is on the
-# machine it runs for QD_FUZZ_SECONDS. The same target body also runs on stable as a bounded
-# random-input smoke test (`cargo test -p qd-fuzz-smoke`, part of the suite above).
+# The cargo-fuzz target (fuzz/fuzz_targets/parse.rs: parse, print/parse fixed point, verify) needs a
+# nightly toolchain; when one is on the machine it runs for QD_FUZZ_SECONDS. On stable the same
+# properties are checked by bounded
+# property tests: arbitrary and mutated `.qdm` text never panics the parser
+# (crates/qd-mir/tests/text_roundtrip.rs) and garbage functions never panic the verifier
+# (crates/qd-mir/tests/verifier_props.rs), both part of the suite above.
 step "fuzz (parse, ${fuzz_seconds}s)"
 if [ "$fuzz_seconds" -gt 0 ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -47,7 +50,7 @@ if [ "$fuzz_seconds" -gt 0 ] && rustup toolchain list 2>/dev/null | grep -q '^ni
     (cd fuzz && cargo +nightly fuzz run parse -- -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 2>&1 | tail -5)
   fi
 else
-  echo "no nightly toolchain (or QD_FUZZ_SECONDS=0): libFuzzer run skipped; the stable fuzz smoke ran in the suite"
+  echo "no nightly toolchain (or QD_FUZZ_SECONDS=0): libFuzzer run skipped; the never-panic property tests ran in the suite"
 fi
 
 step "all tests passed"
