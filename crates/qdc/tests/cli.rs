@@ -1,0 +1,104 @@
+//! End-to-end tests of the `qdc` binary: the commands the README and the issue promise, with their
+//! exact output and exit status.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn qdc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qdc")).args(args).output().expect("qdc runs")
+}
+
+fn example(name: &str) -> String {
+    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "docs", "examples", name].iter().collect();
+    p.to_string_lossy().into_owned()
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("qdc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write temp file");
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn run_scan_at_three_subgroup_widths() {
+    let scan = example("scan.qdm");
+    for width in [8u32, 32, 64] {
+        let out = qdc(&[
+            "run",
+            &scan,
+            "--kernel",
+            "scan",
+            "--subgroup-size",
+            &width.to_string(),
+            "--arg",
+            "src=fill:u32:64:1",
+            "--arg",
+            "dst=zeros:u32:64",
+            "--print",
+            "dst",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let want: Vec<String> = (0..64).map(|i| (i % width + 1).to_string()).collect();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want.join(" "), "width {width}");
+    }
+}
+
+#[test]
+fn check_reports_a_type_error_at_its_line() {
+    let f = temp_file(
+        "type_error.qdm",
+        "kernel @k(%a: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {\n  %0 = thread_id x : u32\n  %1 = const 1.5 : f32\n  %2 = add %0, %1 : u32\n  return\n}\n",
+    );
+    let out = qdc(&["check", &f]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("  %2 = add %0, %1 : u32\n  ; ^ error: add: operand 2 has type f32, expected u32"), "{text}");
+    assert!(text.contains("1 verifier error"), "{text}");
+}
+
+#[test]
+fn check_reports_a_parse_error_with_a_caret() {
+    let f =
+        temp_file("parse_error.qdm", "kernel @k() block(1, 1, 1) grid(1, 1, 1) {\n  %0 = const 5 : u33\n  return\n}\n");
+    let out = qdc(&["check", &f]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: expected type, found `u33`"), "{err}");
+    assert!(err.contains(":2:18\n"), "{err}");
+    assert!(err.contains("2 |   %0 = const 5 : u33\n  |                  ^^^"), "{err}");
+}
+
+#[test]
+fn fmt_prints_canonical_text_and_check_accepts_it() {
+    let scan = example("scan.qdm");
+    let out = qdc(&["fmt", &scan]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with("kernel @scan("), "{text}");
+    let f = temp_file("formatted.qdm", &text);
+    assert!(qdc(&["fmt", &f, "--check"]).status.success());
+    assert!(qdc(&["check", &f]).status.success());
+}
+
+#[test]
+fn run_reports_faults_and_bad_arguments() {
+    let scan = example("scan.qdm");
+    let out = qdc(&["run", &scan, "--kernel", "scan", "--arg", "src=fill:u32:10:1", "--arg", "dst=zeros:u32:64"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("out of bounds"), "{err}");
+    let out = qdc(&["run", &scan, "--kernel", "scan", "--arg", "src=fill:u32:64:1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing --arg dst=SPEC"));
+}
+
+#[test]
+fn demo_prints_verified_sums() {
+    let out = qdc(&["demo", "--subgroup-size", "64"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("subgroup.reduce add"), "{text}");
+    assert!(text.contains("all 64 sums match the plain-Rust reference"), "{text}");
+}
