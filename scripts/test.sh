@@ -33,6 +33,8 @@ cargo test --workspace --quiet 2>&1 | tee /tmp/qd-test.log
 if grep -q 'test result: FAILED' /tmp/qd-test.log; then
   exit 1
 fi
+passed=$(grep -o '[0-9]* passed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')
+failed=$(grep -o '[0-9]* failed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')
 
 # --- Fuzzing ---------------------------------------------------------------------------------
 # The cargo-fuzz target (fuzz/fuzz_targets/parse.rs: parse, print/parse fixed point, verify) needs a
@@ -54,3 +56,4 @@ else
 fi
 
 step "all tests passed"
+echo "total: ${passed} passed, ${failed} failed"

@@ -25,7 +25,10 @@
 //! inactive lanes as the identity while a shuffle from an inactive lane returns the reader's own
 //! value. So collectives in regions that the uniformity analysis cannot prove uniform (an arm of
 //! an `if` on a varying condition, a loop with a varying exit) are left as they are: each back
-//! end lowers those natively, under its EXEC mask or member mask. Blocks whose size is not a
+//! end lowers those natively, under its EXEC mask or member mask. Likewise, when some `return`
+//! sits under a varying condition, lanes may have left while their registers still hold values a
+//! shuffle would read, so such a kernel's collectives are all kept. On an error the function is
+//! left exactly as it was. Blocks whose size is not a
 //! multiple of the subgroup width end in a partly filled subgroup, which the expansion does not
 //! handle either (Quadrants rounds its launches up to whole blocks for the same reason). A
 //! full-subgroup tile needs [`PassOptions::subgroup_width`]; a tile wider than the
@@ -44,14 +47,40 @@ use std::collections::HashMap;
 
 /// Expands every collective reachable from the body; returns whether anything was expanded.
 pub fn run(f: &mut Function, opts: &PassOptions) -> Result<bool, String> {
+    // Work on a copy so that an error (a tile wider than the width, say) leaves `f` untouched.
+    let mut g = f.clone();
     let mut subst = Subst::new();
-    let body = f.body;
+    let body = g.body;
     // Regions are only rewritten in place (their identities survive), so the analysis made on
     // the input stays valid for the whole walk.
-    let uniform = Uniformity::new(f);
-    let changed = expand_region(f, body, opts, &uniform, &mut subst)?;
-    substitute_all(f, &subst);
+    let uniform = Uniformity::new(&g);
+    // A `return` under a varying condition leaves lanes that no longer execute but whose
+    // registers a shuffle tree would still read: then no region is known to be fully active.
+    let divergent_exit = g.walk_insts().into_iter().any(|i| {
+        g.insts[i].opcode == Opcode::Return && containing_region(&g, i).is_some_and(|r| !uniform.is_uniform_region(r))
+    });
+    let changed = if divergent_exit { false } else { expand_region(&mut g, body, opts, &uniform, &mut subst)? };
+    substitute_all(&mut g, &subst);
+    *f = g;
     Ok(changed)
+}
+
+/// The region whose instruction list holds `inst` (reachable part of the tree only).
+fn containing_region(f: &Function, inst: Inst) -> Option<Region> {
+    fn find(f: &Function, r: Region, inst: Inst) -> Option<Region> {
+        for &i in &f.regions[r].insts {
+            if i == inst {
+                return Some(r);
+            }
+            for sub in f.inst_regions(i) {
+                if let Some(found) = find(f, sub, inst) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+    find(f, f.body, inst)
 }
 
 /// The collectives this pass expands.

@@ -438,3 +438,36 @@ fn pipeline_unroll_fold_cse_expand_dce_matches_reference() {
     }
     assert_eq!(got[0], acc);
 }
+
+#[test]
+fn a_divergent_return_keeps_every_collective() {
+    // `if %x == 0 { return }` on a loaded value: lanes may leave, so the reduction after it could
+    // run partly active and must not become a shuffle tree.
+    let mut b = B::new();
+    let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::U32));
+    let x = b.load(p);
+    let z = b.u32(0);
+    let c = b.cmp(CmpCond::Eq, x, z);
+    b.if_(c, &[], |b| b.term(Opcode::Return, &[]), None);
+    let r = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Full, true, &[x]);
+    b.store(p, r);
+    b.term(Opcode::Return, &[]);
+    assert!(!run(&mut b.f, &PassOptions::with_width(32)).unwrap());
+    assert_eq!(count(&b.f, Opcode::SubgroupReduce), 1);
+}
+
+#[test]
+fn an_error_leaves_the_function_unchanged() {
+    // The first reduction is expandable, the second's tile is wider than the width: the pass
+    // fails and the function is exactly as before.
+    let mut b = B::new();
+    let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::U32));
+    let x = b.load(p);
+    let r1 = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Full, true, &[x]);
+    let r2 = b.group(Opcode::SubgroupReduce, GroupOp::Add, Tile::Log2(6), true, &[r1]);
+    b.store(p, r2);
+    b.term(Opcode::Return, &[]);
+    let before = b.print();
+    assert!(run(&mut b.f, &PassOptions::with_width(32)).is_err());
+    assert_eq!(b.print(), before);
+}
