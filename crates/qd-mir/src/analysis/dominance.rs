@@ -44,7 +44,7 @@ impl DomTree {
 
     /// Computes dominance from an already built layout of `func`.
     pub fn with_layout(func: &Function, layout: Layout) -> DomTree {
-        let mut defs = SecondaryMap::new();
+        let mut defs = SecondaryMap::with_capacity(func.values.len());
         for (i, p) in func.params.iter().enumerate() {
             let agrees = func.values.get(p.value).is_some_and(|d| d.def == ValueDef::Param(i as u16));
             if agrees && i <= usize::from(u16::MAX) {

@@ -182,11 +182,13 @@ pub struct Layout {
 impl Layout {
     /// Walks the region tree of `func` (iteratively: no recursion depth limit).
     pub fn new(func: &Function) -> Layout {
+        // Sized for the function up front: the maps grow on write, and the walk writes them in
+        // no particular handle order.
         let mut l = Layout {
-            inst_pos: SecondaryMap::new(),
-            region_pos: SecondaryMap::new(),
-            insts: Vec::new(),
-            regions: Vec::new(),
+            inst_pos: SecondaryMap::with_capacity(func.insts.len()),
+            region_pos: SecondaryMap::with_capacity(func.regions.len()),
+            insts: Vec::with_capacity(func.insts.len()),
+            regions: Vec::with_capacity(func.regions.len()),
             defects: Vec::new(),
             pool: PoolView::new(&func.pool),
         };

@@ -248,7 +248,7 @@ impl Uniformity {
 
     /// Analyses `func` from an already built layout.
     pub fn with_layout(func: &Function, layout: &Layout) -> Uniformity {
-        let mut values = SecondaryMap::new();
+        let mut values = SecondaryMap::with_capacity(func.values.len());
         for p in &func.params {
             if func.values.get(p.value).is_some() {
                 values[p.value] = if p.uniform { State::Uniform } else { State::Varying };
@@ -275,7 +275,7 @@ impl Uniformity {
                 s.step(inst);
             }
         }
-        let mut regions: SecondaryMap<Region, Cause> = SecondaryMap::new();
+        let mut regions: SecondaryMap<Region, Cause> = SecondaryMap::with_capacity(func.regions.len());
         for &r in layout.regions() {
             let Some(rp) = layout.region_pos(r) else { continue };
             let outer = rp.parent.map_or(Cause::Uniform, |p| regions.get(p.region).copied().unwrap_or_default());

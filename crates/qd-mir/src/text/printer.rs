@@ -10,9 +10,9 @@ use crate::eval::{as_i64, f32_of, f64_of};
 use crate::function::{Function, GridPolicy, LaunchArg, Module, Program, ValueDef};
 use crate::inst::{Imm, Tile};
 use crate::ops::Format;
-use crate::types::ScalarType;
+use crate::types::{ScalarType, Type};
 use core::fmt::{self, Write};
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::EntityRef;
 
 /// A callback giving the diagnostics to print under an entity's line.
 pub type Annotate<'a> = &'a dyn Fn(AnyEntity) -> Vec<String>;
@@ -20,8 +20,7 @@ pub type Annotate<'a> = &'a dyn Fn(AnyEntity) -> Vec<String>;
 /// Prints a kernel.
 pub fn print_function(func: &Function) -> String {
     let mut s = String::new();
-    // Writing to a String cannot fail.
-    let _ = write_function(&mut s, func, None);
+    write_function(&mut s, func, None);
     s
 }
 
@@ -29,7 +28,7 @@ pub fn print_function(func: &Function) -> String {
 /// with `; ^ `, right under the line of the entity it concerns.
 pub fn print_function_annotated(func: &Function, notes: Annotate<'_>) -> String {
     let mut s = String::new();
-    let _ = write_function(&mut s, func, Some(notes));
+    write_function(&mut s, func, Some(notes));
     s
 }
 
@@ -42,7 +41,7 @@ pub fn print_inst(func: &Function, inst: Inst) -> String {
     }
     let p = Printer { func, names: Names::new(func), notes: None };
     let mut s = String::new();
-    let _ = p.inst(&mut s, inst, 0);
+    p.inst(&mut s, inst, 0);
     let line = s.lines().next().unwrap_or("");
     line.strip_suffix(" {").unwrap_or(line).to_string()
 }
@@ -63,7 +62,7 @@ pub fn print_module(m: &Module) -> String {
             s.push('\n');
         }
         first = false;
-        let _ = write_function(&mut s, k, None);
+        write_function(&mut s, k, None);
     }
     for p in &m.programs {
         if !first {
@@ -105,8 +104,9 @@ pub fn format_const(ty: ScalarType, bits: u64) -> String {
     }
 }
 
+/// Value numbers, indexed by value (`UNNUMBERED` for values the text never defines).
 struct Names {
-    num: SecondaryMap<Value, u32>,
+    num: Vec<u32>,
 }
 
 const UNNUMBERED: u32 = u32::MAX;
@@ -115,26 +115,92 @@ impl Names {
     /// Numbers values in the order they appear in the text: an instruction's results (on its
     /// line), then each owned region's parameters and contents.
     fn new(func: &Function) -> Names {
-        let mut num = SecondaryMap::with_default(UNNUMBERED);
+        let mut num = vec![UNNUMBERED; func.values.len()];
         let mut next = 0u32;
         Self::number_region(func, func.body, &mut num, &mut next);
         Names { num }
     }
 
-    fn number_region(func: &Function, r: Region, num: &mut SecondaryMap<Value, u32>, next: &mut u32) {
+    fn set(num: &mut Vec<u32>, v: Value, n: u32) {
+        let i = v.index();
+        if i >= num.len() {
+            num.resize(i + 1, UNNUMBERED);
+        }
+        num[i] = n;
+    }
+
+    fn number_region(func: &Function, r: Region, num: &mut Vec<u32>, next: &mut u32) {
         for &p in func.region_params(r) {
-            num[p] = *next;
+            Self::set(num, p, *next);
             *next += 1;
         }
         for &inst in &func.regions[r].insts {
             for &v in func.inst_results(inst) {
-                num[v] = *next;
+                Self::set(num, v, *next);
                 *next += 1;
             }
             for rg in func.inst_regions(inst) {
                 Self::number_region(func, rg, num, next);
             }
         }
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_u64(w: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        w.push(char::from(b));
+    }
+}
+
+/// Appends `n` spaces.
+fn push_indent(w: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        w.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// Appends a type exactly as its `Display` writes it.
+fn push_type(w: &mut String, t: Type) {
+    match t {
+        Type::Scalar(s) => w.push_str(s.name()),
+        Type::Ptr(a, s) => {
+            w.push_str("ptr<");
+            w.push_str(a.name());
+            w.push_str(", ");
+            w.push_str(s.name());
+            w.push('>');
+        }
+    }
+}
+
+/// Appends a constant exactly as [`format_const`] formats it (integers without allocating).
+fn push_const(w: &mut String, ty: ScalarType, bits: u64) {
+    match ty {
+        ScalarType::Bool => w.push_str(if bits & 1 != 0 { "true" } else { "false" }),
+        ScalarType::I32 | ScalarType::I64 => {
+            let x = as_i64(ty, bits);
+            if x < 0 {
+                w.push('-');
+            }
+            push_u64(w, x.unsigned_abs());
+        }
+        ScalarType::U32 => push_u64(w, u64::from(bits as u32)),
+        ScalarType::U64 => push_u64(w, bits),
+        ScalarType::F32 | ScalarType::F64 => w.push_str(&format_const(ty, bits)),
     }
 }
 
@@ -145,141 +211,184 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
-    fn value(&self, w: &mut dyn Write, v: Value) -> fmt::Result {
+    fn value(&self, w: &mut String, v: Value) {
         if let Some(ValueDef::Param(i)) = self.func.values.get(v).map(|d| d.def) {
             if let Some(p) = self.func.params.get(usize::from(i)) {
-                return write!(w, "%{}", p.name);
+                w.push('%');
+                w.push_str(&p.name);
+                return;
             }
         }
-        match self.names.num.get(v).copied() {
-            Some(n) if n != UNNUMBERED => write!(w, "%{n}"),
-            _ => write!(w, "%?{}", v.as_u32()),
+        match self.names.num.get(v.index()).copied() {
+            Some(n) if n != UNNUMBERED => {
+                w.push('%');
+                push_u64(w, u64::from(n));
+            }
+            _ => {
+                w.push_str("%?");
+                push_u64(w, u64::from(v.as_u32()));
+            }
         }
     }
 
-    fn values(&self, w: &mut dyn Write, vs: &[Value]) -> fmt::Result {
+    fn values(&self, w: &mut String, vs: &[Value]) {
         for (i, &v) in vs.iter().enumerate() {
             if i > 0 {
-                w.write_str(", ")?;
+                w.push_str(", ");
             }
-            self.value(w, v)?;
+            self.value(w, v);
         }
-        Ok(())
     }
 
-    fn notes(&self, w: &mut dyn Write, indent: usize, e: AnyEntity) -> fmt::Result {
+    fn notes(&self, w: &mut String, indent: usize, e: AnyEntity) {
         if let Some(n) = self.notes {
             for note in n(e) {
-                writeln!(w, "{:indent$}; ^ {note}", "")?;
+                push_indent(w, indent);
+                w.push_str("; ^ ");
+                w.push_str(&note);
+                w.push('\n');
             }
         }
-        Ok(())
     }
 
-    fn region(&self, w: &mut dyn Write, r: Region, indent: usize) -> fmt::Result {
+    fn region(&self, w: &mut String, r: Region, indent: usize) {
         for &inst in &self.func.regions[r].insts {
-            self.inst(w, inst, indent)?;
+            self.inst(w, inst, indent);
         }
-        Ok(())
     }
 
-    fn inst(&self, w: &mut dyn Write, inst: Inst, indent: usize) -> fmt::Result {
+    fn inst(&self, w: &mut String, inst: Inst, indent: usize) {
         let f = self.func;
         let data = &f.insts[inst];
         let op = data.opcode;
         let args = f.args(inst);
         let results = f.inst_results(inst);
-        write!(w, "{:indent$}", "")?;
+        push_indent(w, indent);
         let info = op.info();
         if !results.is_empty() && !matches!(info.format, Format::If | Format::Loop) {
-            self.values(w, results)?;
-            w.write_str(" = ")?;
+            self.values(w, results);
+            w.push_str(" = ");
         }
         match info.format {
             Format::If => {
                 if !results.is_empty() {
-                    self.values(w, results)?;
-                    w.write_str(" = ")?;
+                    self.values(w, results);
+                    w.push_str(" = ");
                 }
-                w.write_str("if ")?;
-                self.values(w, args)?;
-                self.result_types(w, results)?;
-                w.write_str(" {\n")?;
-                self.notes(w, indent, AnyEntity::Inst(inst))?;
+                w.push_str("if ");
+                self.values(w, args);
+                self.result_types(w, results);
+                w.push_str(" {\n");
+                self.notes(w, indent, AnyEntity::Inst(inst));
                 let [then, els] = data.regions;
                 if let Some(t) = then.expand() {
-                    self.notes(w, indent + 2, AnyEntity::Region(t))?;
-                    self.region(w, t, indent + 2)?;
+                    self.notes(w, indent + 2, AnyEntity::Region(t));
+                    self.region(w, t, indent + 2);
                 }
                 if let Some(e) = els.expand() {
-                    writeln!(w, "{:indent$}}} else {{", "")?;
-                    self.notes(w, indent + 2, AnyEntity::Region(e))?;
-                    self.region(w, e, indent + 2)?;
+                    push_indent(w, indent);
+                    w.push_str("} else {\n");
+                    self.notes(w, indent + 2, AnyEntity::Region(e));
+                    self.region(w, e, indent + 2);
                 }
-                return writeln!(w, "{:indent$}}}", "");
+                push_indent(w, indent);
+                w.push_str("}\n");
+                return;
             }
             Format::Loop => {
                 if !results.is_empty() {
-                    self.values(w, results)?;
-                    w.write_str(" = ")?;
+                    self.values(w, results);
+                    w.push_str(" = ");
                 }
-                w.write_str("loop (")?;
+                w.push_str("loop (");
                 let body = data.regions[0].expand();
                 let params = body.map(|b| f.region_params(b)).unwrap_or(&[]);
                 for i in 0..params.len().max(args.len()) {
                     if i > 0 {
-                        w.write_str(", ")?;
+                        w.push_str(", ");
                     }
                     match params.get(i) {
                         Some(&p) => {
-                            self.value(w, p)?;
-                            write!(w, ": {}", f.value_type(p))?;
+                            self.value(w, p);
+                            w.push_str(": ");
+                            push_type(w, f.value_type(p));
                         }
-                        None => w.write_str("%?: ?")?,
+                        None => w.push_str("%?: ?"),
                     }
-                    w.write_str(" = ")?;
+                    w.push_str(" = ");
                     match args.get(i) {
-                        Some(&a) => self.value(w, a)?,
-                        None => w.write_str("%?")?,
+                        Some(&a) => self.value(w, a),
+                        None => w.push_str("%?"),
                     }
                 }
-                w.write_str(")")?;
-                self.result_types(w, results)?;
-                w.write_str(" {\n")?;
-                self.notes(w, indent, AnyEntity::Inst(inst))?;
+                w.push(')');
+                self.result_types(w, results);
+                w.push_str(" {\n");
+                self.notes(w, indent, AnyEntity::Inst(inst));
                 if let Some(b) = body {
-                    self.notes(w, indent + 2, AnyEntity::Region(b))?;
-                    self.region(w, b, indent + 2)?;
+                    self.notes(w, indent + 2, AnyEntity::Region(b));
+                    self.region(w, b, indent + 2);
                 }
-                return writeln!(w, "{:indent$}}}", "");
+                push_indent(w, indent);
+                w.push_str("}\n");
+                return;
             }
             _ => {}
         }
-        w.write_str(op.name())?;
+        w.push_str(op.name());
         match (info.format, data.imm) {
             (Format::Const, Imm::Const(bits)) => {
                 let ty = results.first().and_then(|&r| f.value_type(r).scalar()).unwrap_or(ScalarType::U64);
-                write!(w, " {}", format_const(ty, bits))?;
+                w.push(' ');
+                push_const(w, ty, bits);
             }
-            (Format::Dim, Imm::Dim(d)) => write!(w, " {}", d.name())?,
-            (Format::Cmp, Imm::Cond(c)) => write!(w, " {}", c.name())?,
+            (Format::Dim, Imm::Dim(d)) => {
+                w.push(' ');
+                w.push_str(d.name());
+            }
+            (Format::Cmp, Imm::Cond(c)) => {
+                w.push(' ');
+                w.push_str(c.name());
+            }
             (Format::SharedAddr, Imm::Shared(s)) => match f.shared.get(s) {
-                Some(d) => write!(w, " @{}", d.name)?,
-                None => write!(w, " @?{}", s.as_u32())?,
+                Some(d) => {
+                    w.push_str(" @");
+                    w.push_str(&d.name);
+                }
+                None => {
+                    w.push_str(" @?");
+                    push_u64(w, u64::from(s.as_u32()));
+                }
             },
-            (Format::Atomic, Imm::Atomic(a, s)) => write!(w, " {} {}", a.name(), s.name())?,
-            (Format::AtomicCas, Imm::Scope(s)) | (Format::Fence, Imm::Scope(s)) => write!(w, " {}", s.name())?,
-            (Format::Count, Imm::Count(n)) => write!(w, " {n}")?,
-            (Format::Tiled, Imm::Tile(t)) => tile(w, t)?,
+            (Format::Atomic, Imm::Atomic(a, s)) => {
+                w.push(' ');
+                w.push_str(a.name());
+                w.push(' ');
+                w.push_str(s.name());
+            }
+            (Format::AtomicCas, Imm::Scope(s)) | (Format::Fence, Imm::Scope(s)) => {
+                w.push(' ');
+                w.push_str(s.name());
+            }
+            (Format::Count, Imm::Count(n)) => {
+                w.push(' ');
+                push_u64(w, u64::from(n));
+            }
+            (Format::Tiled, Imm::Tile(t)) => tile(w, t),
             (Format::Group, Imm::Group { op, tile: t, .. }) => {
-                write!(w, " {}", op.name())?;
-                tile(w, t)?;
+                w.push(' ');
+                w.push_str(op.name());
+                tile(w, t);
             }
             (Format::Scan, Imm::Group { op, tile: t, inclusive }) => {
-                write!(w, " {} {}", if inclusive { "inclusive" } else { "exclusive" }, op.name())?;
-                tile(w, t)?;
+                w.push_str(if inclusive { " inclusive " } else { " exclusive " });
+                w.push_str(op.name());
+                tile(w, t);
             }
-            (Format::SyncPred, Imm::Pred(p)) => write!(w, " {}", p.name())?,
+            (Format::SyncPred, Imm::Pred(p)) => {
+                w.push(' ');
+                w.push_str(p.name());
+            }
             (
                 Format::Nullary
                 | Format::Unary
@@ -289,89 +398,133 @@ impl Printer<'_> {
                 | Format::Effect,
                 Imm::None,
             ) => {}
-            (_, imm) => write!(w, " <bad immediate {imm:?}>")?,
+            (_, imm) => {
+                let _ = write!(w, " <bad immediate {imm:?}>");
+            }
         }
         if !args.is_empty() {
-            w.write_str(" ")?;
-            self.values(w, args)?;
+            w.push(' ');
+            self.values(w, args);
         }
         match results {
             [] => {}
-            [r] => write!(w, " : {}", f.value_type(*r))?,
+            [r] => {
+                w.push_str(" : ");
+                push_type(w, f.value_type(*r));
+            }
             _ => {
-                w.write_str(" : (")?;
+                w.push_str(" : (");
                 for (i, &r) in results.iter().enumerate() {
                     if i > 0 {
-                        w.write_str(", ")?;
+                        w.push_str(", ");
                     }
-                    write!(w, "{}", f.value_type(r))?;
+                    push_type(w, f.value_type(r));
                 }
-                w.write_str(")")?;
+                w.push(')');
             }
         }
-        w.write_str("\n")?;
-        self.notes(w, indent, AnyEntity::Inst(inst))?;
-        for &r in results {
-            self.notes(w, indent, AnyEntity::Value(r))?;
+        w.push('\n');
+        self.notes(w, indent, AnyEntity::Inst(inst));
+        if self.notes.is_some() {
+            for &r in results {
+                self.notes(w, indent, AnyEntity::Value(r));
+            }
         }
-        Ok(())
     }
 
-    fn result_types(&self, w: &mut dyn Write, results: &[Value]) -> fmt::Result {
+    fn result_types(&self, w: &mut String, results: &[Value]) {
         if results.is_empty() {
-            return Ok(());
+            return;
         }
-        w.write_str(" -> (")?;
+        w.push_str(" -> (");
         for (i, &r) in results.iter().enumerate() {
             if i > 0 {
-                w.write_str(", ")?;
+                w.push_str(", ");
             }
-            write!(w, "{}", self.func.value_type(r))?;
+            push_type(w, self.func.value_type(r));
         }
-        w.write_str(")")
+        w.push(')');
     }
 }
 
-fn tile(w: &mut dyn Write, t: Tile) -> fmt::Result {
+fn tile(w: &mut String, t: Tile) {
     match t {
-        Tile::Full => Ok(()),
-        Tile::Log2(l) => write!(w, " tile({l})"),
+        Tile::Full => {}
+        Tile::Log2(l) => {
+            w.push_str(" tile(");
+            push_u64(w, u64::from(l));
+            w.push(')');
+        }
     }
 }
 
-fn write_function(w: &mut dyn Write, func: &Function, notes: Option<Annotate<'_>>) -> fmt::Result {
+/// Appends a kernel's text to `w`.
+fn write_function(w: &mut String, func: &Function, notes: Option<Annotate<'_>>) {
     let p = Printer { func, names: Names::new(func), notes };
-    write!(w, "kernel @{}(", func.name)?;
+    // About 32 bytes a line, one line per instruction: one allocation for most kernels.
+    w.reserve(64 + 32 * (func.insts.len() + func.shared.len()));
+    w.push_str("kernel @");
+    w.push_str(&func.name);
+    w.push('(');
     for (i, param) in func.params.iter().enumerate() {
         if i > 0 {
-            w.write_str(", ")?;
+            w.push_str(", ");
         }
-        write!(w, "%{}: {}", param.name, param.ty)?;
+        w.push('%');
+        w.push_str(&param.name);
+        w.push_str(": ");
+        push_type(w, param.ty);
         if param.uniform {
-            w.write_str(" uniform")?;
+            w.push_str(" uniform");
         }
     }
     let [bx, by, bz] = func.launch.block;
-    write!(w, ") block({bx}, {by}, {bz}) grid(")?;
-    match func.launch.grid {
-        GridPolicy::Fixed([x, y, z]) => write!(w, "{x}, {y}, {z}")?,
-        GridPolicy::Cover(i) => match func.params.get(usize::from(i)) {
-            Some(param) => write!(w, "cover %{}", param.name)?,
-            None => write!(w, "cover %?{i}")?,
-        },
-        GridPolicy::Saturating => w.write_str("saturating")?,
+    w.push_str(") block(");
+    for (i, n) in [bx, by, bz].into_iter().enumerate() {
+        if i > 0 {
+            w.push_str(", ");
+        }
+        push_u64(w, u64::from(n));
     }
-    w.write_str(") {\n")?;
-    p.notes(w, 0, AnyEntity::Function)?;
+    w.push_str(") grid(");
+    match func.launch.grid {
+        GridPolicy::Fixed(xyz) => {
+            for (i, n) in xyz.into_iter().enumerate() {
+                if i > 0 {
+                    w.push_str(", ");
+                }
+                push_u64(w, u64::from(n));
+            }
+        }
+        GridPolicy::Cover(i) => match func.params.get(usize::from(i)) {
+            Some(param) => {
+                w.push_str("cover %");
+                w.push_str(&param.name);
+            }
+            None => {
+                w.push_str("cover %?");
+                push_u64(w, u64::from(i));
+            }
+        },
+        GridPolicy::Saturating => w.push_str("saturating"),
+    }
+    w.push_str(") {\n");
+    p.notes(w, 0, AnyEntity::Function);
     for i in 0..func.params.len() {
-        p.notes(w, 0, AnyEntity::Param(i as u16))?;
+        p.notes(w, 0, AnyEntity::Param(i as u16));
     }
     for (s, d) in func.shared.iter() {
-        writeln!(w, "  shared @{}: [{}; {}]", d.name, d.elem, d.len)?;
-        p.notes(w, 2, AnyEntity::Shared(s))?;
+        w.push_str("  shared @");
+        w.push_str(&d.name);
+        w.push_str(": [");
+        w.push_str(d.elem.name());
+        w.push_str("; ");
+        push_u64(w, u64::from(d.len));
+        w.push_str("]\n");
+        p.notes(w, 2, AnyEntity::Shared(s));
     }
-    p.region(w, func.body, 2)?;
-    w.write_str("}\n")
+    p.region(w, func.body, 2);
+    w.push_str("}\n");
 }
 
 fn write_program(w: &mut dyn Write, prog: &Program) -> fmt::Result {
@@ -404,7 +557,7 @@ fn write_program(w: &mut dyn Write, prog: &Program) -> fmt::Result {
 
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_function(f, self, None)
+        f.write_str(&print_function(self))
     }
 }
 

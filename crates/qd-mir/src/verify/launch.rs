@@ -21,6 +21,33 @@ fn param_type_ok(t: Type) -> bool {
     }
 }
 
+/// A set of names that scans a short list linearly (kernels have a handful of parameters and
+/// shared arrays) and only hashes once it grows.
+#[derive(Default)]
+struct NameSet<'a> {
+    few: Vec<&'a str>,
+    many: HashSet<&'a str>,
+}
+
+impl<'a> NameSet<'a> {
+    const FEW: usize = 16;
+
+    /// Adds `name`; false if it was already there.
+    fn insert(&mut self, name: &'a str) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&name) {
+                return false;
+            }
+            if self.few.len() < Self::FEW {
+                self.few.push(name);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(name)
+    }
+}
+
 /// Launch configuration, parameters and shared arrays of a kernel.
 pub(super) fn check_header(cx: &mut Ctx<'_>) {
     let func = cx.func;
@@ -45,7 +72,7 @@ pub(super) fn check_header(cx: &mut Ctx<'_>) {
         }
     }
 
-    let mut names = HashSet::new();
+    let mut names = NameSet::default();
     for (i, p) in func.params.iter().enumerate() {
         let loc = AnyEntity::Param(i as u16);
         if !names.insert(p.name.as_str()) {
@@ -59,7 +86,7 @@ pub(super) fn check_header(cx: &mut Ctx<'_>) {
         cx.err(f, format!("{} parameters, at most {}", func.params.len(), u16::MAX));
     }
 
-    let mut names = HashSet::new();
+    let mut names = NameSet::default();
     let mut total: u64 = 0;
     for (s, d) in func.shared.iter() {
         let loc = AnyEntity::Shared(s);

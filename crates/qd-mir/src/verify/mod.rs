@@ -30,7 +30,7 @@ use crate::analysis::{DomTree, Layout, Uniformity};
 use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::function::{Function, Module, ValueDef};
 use crate::text::print_function_annotated;
-use core::cell::RefCell;
+use core::cell::{OnceCell, RefCell};
 use core::fmt;
 use cranelift_entity::SecondaryMap;
 
@@ -194,8 +194,9 @@ impl Names {
 /// State shared by the checks of one function.
 pub(crate) struct Ctx<'a> {
     func: &'a Function,
-    layout: Layout,
-    names: Names,
+    layout: &'a Layout,
+    /// Value names, computed on the first error that needs one (a valid function needs none).
+    names: OnceCell<Names>,
     errors: Vec<VerifyError>,
 }
 
@@ -206,7 +207,7 @@ impl<'a> Ctx<'a> {
 
     /// The printed name of a value.
     fn name(&self, v: Value) -> String {
-        self.names.name(self.func, v)
+        self.names.get_or_init(|| Names::new(self.func, self.layout)).name(self.func, v)
     }
 
     fn args(&self, inst: Inst) -> Option<&'a [Value]> {
@@ -233,20 +234,20 @@ impl<'a> Ctx<'a> {
 
 /// Verifies a kernel; `Err` holds every error found.
 pub fn verify_function(func: &Function) -> Result<(), VerifyErrors> {
-    let layout = Layout::new(func);
-    let names = Names::new(func, &layout);
-    let mut cx = Ctx { func, layout, names, errors: Vec::new() };
+    // One layout walk serves every check and both analyses: the dominance tree owns it and the
+    // rest borrow it from there.
+    let dom = DomTree::new(func);
+    let layout = dom.layout();
+    let mut cx = Ctx { func, layout, names: OnceCell::new(), errors: Vec::new() };
     launch::check_header(&mut cx);
     structure::check_handles(&mut cx);
     structure::check_regions(&mut cx);
-    let insts = cx.layout.insts().to_vec();
-    for &inst in &insts {
+    for &inst in layout.insts() {
         structure::check_context(&mut cx, inst);
         types::check_inst(&mut cx, inst);
     }
-    let dom = DomTree::with_layout(func, cx.layout.clone());
     structure::check_dominance(&mut cx, &dom);
-    let uni = Uniformity::with_layout(func, &cx.layout);
+    let uni = Uniformity::with_layout(func, layout);
     structure::check_simt(&mut cx, &uni);
     if cx.errors.is_empty() {
         Ok(())

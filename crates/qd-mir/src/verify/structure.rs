@@ -6,7 +6,7 @@ use crate::analysis::{DefSite, DomTree, LayoutDefect, Uniformity};
 use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::function::ValueDef;
 use crate::ops::Opcode;
-use crate::types::Type;
+use core::fmt;
 use cranelift_entity::SecondaryMap;
 
 fn def_text(def: ValueDef) -> String {
@@ -17,15 +17,26 @@ fn def_text(def: ValueDef) -> String {
     }
 }
 
-fn op_name(cx: &Ctx<'_>, inst: Inst) -> &'static str {
-    cx.func.insts.get(inst).map_or("?", |d| d.opcode.name())
+/// An instruction's op name for messages (`?` for a dangling handle), looked up only when an
+/// error is formatted.
+#[derive(Copy, Clone)]
+struct OpName(Option<Opcode>);
+
+impl fmt::Display for OpName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.map_or("?", Opcode::name))
+    }
+}
+
+fn op_name(cx: &Ctx<'_>, inst: Inst) -> OpName {
+    OpName(cx.func.insts.get(inst).map(|d| d.opcode))
 }
 
 /// Tree defects, value lists, value handles, definition back-pointers, duplicate definitions and
 /// region parent links.
 pub(super) fn check_handles(cx: &mut Ctx<'_>) {
     let func = cx.func;
-    for d in cx.layout.defects().to_vec() {
+    for &d in cx.layout.defects() {
         match d {
             LayoutDefect::MissingBody => {
                 cx.err(AnyEntity::Function, format!("the body region {} does not exist", func.body));
@@ -58,7 +69,7 @@ pub(super) fn check_handles(cx: &mut Ctx<'_>) {
         }
     }
 
-    let mut defined: SecondaryMap<Value, bool> = SecondaryMap::new();
+    let mut defined: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(func.values.len());
     for (i, p) in func.params.iter().enumerate() {
         let loc = AnyEntity::Param(i as u16);
         let v = p.value;
@@ -78,7 +89,7 @@ pub(super) fn check_handles(cx: &mut Ctx<'_>) {
         defined[v] = true;
     }
 
-    for r in cx.layout.regions().to_vec() {
+    for &r in cx.layout.regions() {
         let loc = cx.region_loc(r);
         let Some(rd) = func.regions.get(r) else { continue };
         let owner = cx.layout.region_pos(r).and_then(|p| p.owner).map(|(i, _)| i);
@@ -108,7 +119,7 @@ pub(super) fn check_handles(cx: &mut Ctx<'_>) {
         }
     }
 
-    for inst in cx.layout.insts().to_vec() {
+    for &inst in cx.layout.insts() {
         let loc = AnyEntity::Inst(inst);
         let op = op_name(cx, inst);
         match cx.args(inst) {
@@ -146,7 +157,7 @@ pub(super) fn check_handles(cx: &mut Ctx<'_>) {
 /// Every reachable region ends with exactly one terminator; the body ends with `return`.
 pub(super) fn check_regions(cx: &mut Ctx<'_>) {
     let func = cx.func;
-    for r in cx.layout.regions().to_vec() {
+    for &r in cx.layout.regions() {
         let Some(rd) = func.regions.get(r) else { continue };
         let is_body = r == func.body;
         let Some(&last) = rd.insts.last() else {
@@ -189,24 +200,27 @@ fn innermost_loop(cx: &Ctx<'_>, mut r: Region) -> Option<Inst> {
     }
 }
 
-fn check_values_against(cx: &mut Ctx<'_>, inst: Inst, what: &str, values: &[Value], target: &str, types: &[Type]) {
-    let op = op_name(cx, inst);
-    let loc = AnyEntity::Inst(inst);
-    if values.len() != types.len() {
-        cx.err(loc, format!("{op}: {} value(s) for {} {target}(s)", values.len(), types.len()));
+/// Checks `values` against the types of `targets` (skipped when a target value does not exist:
+/// the handle checks report it).
+fn check_values_against(cx: &mut Ctx<'_>, inst: Inst, what: &str, values: &[Value], target: &str, targets: &[Value]) {
+    let func = cx.func;
+    if !targets.iter().all(|&t| func.values.get(t).is_some()) {
         return;
     }
-    for (k, (&v, &want)) in values.iter().zip(types).enumerate() {
-        if let Some(vd) = cx.func.values.get(v) {
+    let op = op_name(cx, inst);
+    let loc = AnyEntity::Inst(inst);
+    if values.len() != targets.len() {
+        cx.err(loc, format!("{op}: {} value(s) for {} {target}(s)", values.len(), targets.len()));
+        return;
+    }
+    for (k, (&v, &t)) in values.iter().zip(targets).enumerate() {
+        let Some(want) = func.values.get(t).map(|d| d.ty) else { continue };
+        if let Some(vd) = func.values.get(v) {
             if vd.ty != want {
                 cx.err(loc, format!("{op}: {what} {} has type {}, expected {want} ({target})", k + 1, vd.ty));
             }
         }
     }
-}
-
-fn types_of(cx: &Ctx<'_>, vs: &[Value]) -> Vec<Type> {
-    vs.iter().filter_map(|&v| cx.func.values.get(v).map(|d| d.ty)).collect()
 }
 
 /// Region shapes of `if`/`loop` and the targets of `yield`/`break`/`continue`.
@@ -241,10 +255,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 None => cx.err(loc, "loop: missing body region"),
                 Some(body) => {
                     if let Some(params) = cx.params(body) {
-                        let pt = types_of(cx, params);
-                        if pt.len() == params.len() {
-                            check_values_against(cx, inst, "initial value", args, "body parameter", &pt);
-                        }
+                        check_values_against(cx, inst, "initial value", args, "body parameter", params);
                     }
                 }
             }
@@ -255,10 +266,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 None => cx.err(loc, "yield: not directly inside an `if` arm"),
                 Some(target) => {
                     let rs = cx.results(target).unwrap_or(&[]);
-                    let rt = types_of(cx, rs);
-                    if rt.len() == rs.len() {
-                        check_values_against(cx, inst, "value", args, "`if` result", &rt);
-                    }
+                    check_values_against(cx, inst, "value", args, "`if` result", rs);
                 }
             }
         }
@@ -271,11 +279,8 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                     func.insts.get(lp).and_then(|d| d.regions[0].expand()).and_then(|b| cx.params(b))
                 };
                 let targets = targets.unwrap_or(&[]);
-                let tt = types_of(cx, targets);
-                if tt.len() == targets.len() {
-                    let target = if op == Opcode::Break { "loop result" } else { "loop parameter" };
-                    check_values_against(cx, inst, "value", args, target, &tt);
-                }
+                let target = if op == Opcode::Break { "loop result" } else { "loop parameter" };
+                check_values_against(cx, inst, "value", args, target, targets);
             }
         },
         Opcode::Const
@@ -343,7 +348,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
 /// Every operand is defined before its use (structured dominance).
 pub(super) fn check_dominance(cx: &mut Ctx<'_>, dom: &DomTree) {
     let func = cx.func;
-    for inst in cx.layout.insts().to_vec() {
+    for &inst in cx.layout.insts() {
         let op = op_name(cx, inst);
         for (k, &v) in cx.args(inst).unwrap_or(&[]).iter().enumerate() {
             if func.values.get(v).is_none() || dom.dominates(v, inst) {
@@ -364,7 +369,7 @@ pub(super) fn check_dominance(cx: &mut Ctx<'_>, dom: &DomTree) {
 /// Block barriers only in uniform control flow; `broadcast` lanes uniform.
 pub(super) fn check_simt(cx: &mut Ctx<'_>, uni: &Uniformity) {
     let func = cx.func;
-    for inst in cx.layout.insts().to_vec() {
+    for &inst in cx.layout.insts() {
         let Some(d) = func.insts.get(inst) else { continue };
         let Some(pos) = cx.layout.inst_pos(inst) else { continue };
         match d.opcode {

@@ -4,7 +4,7 @@
 //! Messages name the op and the 1-based operand: `add: operand 2 has type f32, expected u32`.
 
 use super::Ctx;
-use crate::entities::{AnyEntity, Inst};
+use crate::entities::{AnyEntity, Inst, Value};
 use crate::eval::canon;
 use crate::inst::{Imm, Tile};
 use crate::ops::{AtomicOp, CmpCond, Format, GroupOp, Opcode, PredOp};
@@ -82,11 +82,22 @@ struct Ck<'c, 'a> {
     cx: &'c mut Ctx<'a>,
     inst: Inst,
     op: Opcode,
-    a: Vec<Type>,
-    r: Vec<Type>,
+    /// The operands and results; every one exists (checked before a `Ck` is made).
+    args: &'a [Value],
+    results: &'a [Value],
 }
 
 impl Ck<'_, '_> {
+    /// The type of operand `k`.
+    fn a(&self, k: usize) -> Type {
+        self.cx.func.values.get(self.args[k]).map_or(Type::U32, |d| d.ty)
+    }
+
+    /// The type of the first result.
+    fn r0(&self) -> Type {
+        self.cx.func.values.get(self.results[0]).map_or(Type::U32, |d| d.ty)
+    }
+
     fn err(&mut self, msg: String) {
         let m = format!("{}: {msg}", self.op);
         self.cx.err(AnyEntity::Inst(self.inst), m);
@@ -94,7 +105,7 @@ impl Ck<'_, '_> {
 
     /// Operand `k` has exactly type `want`.
     fn arg(&mut self, k: usize, want: Type) -> bool {
-        let t = self.a[k];
+        let t = self.a(k);
         if t != want {
             self.err(format!("operand {} has type {t}, expected {want}", k + 1));
             return false;
@@ -104,7 +115,7 @@ impl Ck<'_, '_> {
 
     /// Operand `k` satisfies `ok`; returns its scalar type if it does and is scalar.
     fn arg_kind(&mut self, k: usize, ok: fn(Type) -> bool, what: &str) -> Option<Type> {
-        let t = self.a[k];
+        let t = self.a(k);
         if !ok(t) {
             self.err(format!("operand {} has type {t}, expected {what}", k + 1));
             return None;
@@ -113,14 +124,14 @@ impl Ck<'_, '_> {
     }
 
     fn result(&mut self, want: Type) {
-        let t = self.r[0];
+        let t = self.r0();
         if t != want {
             self.err(format!("result has type {t}, expected {want}"));
         }
     }
 
     fn result_kind(&mut self, ok: fn(Type) -> bool, what: &str) -> bool {
-        let t = self.r[0];
+        let t = self.r0();
         if !ok(t) {
             self.err(format!("result has type {t}, expected {what}"));
             return false;
@@ -139,7 +150,7 @@ impl Ck<'_, '_> {
 
     /// Operand `k` is a pointer; returns its element type.
     fn ptr(&mut self, k: usize) -> Option<(AddrSpace, ScalarType)> {
-        let t = self.a[k];
+        let t = self.a(k);
         let p = t.pointer();
         if p.is_none() {
             self.err(format!("operand {} has type {t}, expected a pointer", k + 1));
@@ -229,18 +240,16 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         cx.err(loc, format!("{op}: immediate {:?} does not fit; expected {}", data.imm, imm_wanted(info.format)));
         ok = false;
     }
-    let a: Option<Vec<Type>> = args.iter().map(|&v| func.values.get(v).map(|d| d.ty)).collect();
-    let r: Option<Vec<Type>> = results.iter().map(|&v| func.values.get(v).map(|d| d.ty)).collect();
-    let (Some(a), Some(r)) = (a, r) else { return };
-    if !ok {
+    let exists = |vs: &[Value]| vs.iter().all(|&v| func.values.get(v).is_some());
+    if !ok || !exists(args) || !exists(results) {
         return;
     }
     let imm = data.imm;
-    let mut ck = Ck { cx, inst, op, a, r };
+    let mut ck = Ck { cx, inst, op, args, results };
     match op {
         Opcode::Const => {
             if ck.result_kind(is_scalar, "a scalar type") {
-                if let (Some(s), Imm::Const(bits)) = (ck.r[0].scalar(), imm) {
+                if let (Some(s), Imm::Const(bits)) = (ck.r0().scalar(), imm) {
                     let c = canon(s, bits);
                     if c != bits {
                         ck.err(format!("bits {bits:#x} are not canonical for {s} (expected {c:#x})"));
@@ -260,7 +269,7 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         Opcode::Fma => ck.same(3, is_float, "a float type"),
         Opcode::Select => {
             ck.arg(0, Type::BOOL);
-            let t = ck.a[1];
+            let t = ck.a(1);
             ck.arg(2, t);
             ck.result(t);
         }
@@ -283,7 +292,7 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
             let a = ck.arg_kind(0, is_bitcastable, "a non-bool scalar type");
             let r = ck.result_kind(is_bitcastable, "a non-bool scalar type");
             if let (Some(a), true) = (a, r) {
-                let rt = ck.r[0];
+                let rt = ck.r0();
                 if a.bits() != rt.bits() {
                     ck.err(format!("result type {rt} has {} bits, operand type {a} has {}", rt.bits(), a.bits()));
                 }
@@ -299,7 +308,7 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         }
         Opcode::PtrOffset => {
             if ck.ptr(0).is_some() {
-                let t = ck.a[0];
+                let t = ck.a(0);
                 ck.result(t);
             }
             ck.arg_kind(1, is_int, "an integer type");
