@@ -5,7 +5,7 @@
 //! `i32` −1 is `0xFFFF_FFFF`), floats as their IEEE bits, `bool` as 0 or 1, pointers as the
 //! interpreter's address encoding.
 
-use crate::ops::{CmpCond, GroupOp, Opcode};
+use crate::ops::{CmpCond, GroupOp, OpClass, Opcode};
 use crate::types::ScalarType;
 
 /// Why a scalar op has no result.
@@ -114,66 +114,18 @@ pub enum UnOp {
 impl Opcode {
     /// The scalar binary operation of this opcode, if it is one (`add` … `shr`).
     pub fn as_binop(self) -> Option<BinOp> {
-        use Opcode as O;
-        Some(match self {
-            O::Add => BinOp::Add,
-            O::Sub => BinOp::Sub,
-            O::Mul => BinOp::Mul,
-            O::Div => BinOp::Div,
-            O::Rem => BinOp::Rem,
-            O::Min => BinOp::Min,
-            O::Max => BinOp::Max,
-            O::And => BinOp::And,
-            O::Or => BinOp::Or,
-            O::Xor => BinOp::Xor,
-            O::Shl => BinOp::Shl,
-            O::Shr => BinOp::Shr,
-            O::Const | O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev | O::Fma => return None,
-            O::Select | O::Cmp | O::Cast | O::Bitcast | O::SharedAddr | O::PtrOffset | O::Load | O::Store => {
-                return None
-            }
-            O::AtomicRmw | O::AtomicCas | O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId => {
-                return None
-            }
-            O::SubgroupId | O::SubgroupSize | O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => {
-                return None
-            }
-            O::Broadcast | O::Ballot | O::BallotFirstN | O::VoteAll | O::VoteAny | O::VoteEq => return None,
-            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce | O::SubgroupSync | O::BlockSync => return None,
-            O::BlockSyncPred | O::Fence | O::If | O::Loop | O::Yield | O::Break | O::Continue | O::Return => {
-                return None
-            }
-        })
+        match self.class() {
+            OpClass::Binary(b) => Some(b),
+            _ => None,
+        }
     }
 
     /// The scalar unary operation of this opcode, if it is one (`neg` … `bitrev`).
     pub fn as_unop(self) -> Option<UnOp> {
-        use Opcode as O;
-        Some(match self {
-            O::Neg => UnOp::Neg,
-            O::Abs => UnOp::Abs,
-            O::Not => UnOp::Not,
-            O::Sqrt => UnOp::Sqrt,
-            O::Clz => UnOp::Clz,
-            O::Popcount => UnOp::Popcount,
-            O::Bitrev => UnOp::Bitrev,
-            O::Const | O::Add | O::Sub | O::Mul | O::Div | O::Rem | O::Min | O::Max | O::And | O::Or => return None,
-            O::Xor | O::Shl | O::Shr | O::Fma => return None,
-            O::Select | O::Cmp | O::Cast | O::Bitcast | O::SharedAddr | O::PtrOffset | O::Load | O::Store => {
-                return None
-            }
-            O::AtomicRmw | O::AtomicCas | O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId => {
-                return None
-            }
-            O::SubgroupId | O::SubgroupSize | O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => {
-                return None
-            }
-            O::Broadcast | O::Ballot | O::BallotFirstN | O::VoteAll | O::VoteAny | O::VoteEq => return None,
-            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce | O::SubgroupSync | O::BlockSync => return None,
-            O::BlockSyncPred | O::Fence | O::If | O::Loop | O::Yield | O::Break | O::Continue | O::Return => {
-                return None
-            }
-        })
+        match self.class() {
+            OpClass::Unary(u) => Some(u),
+            _ => None,
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! `Opcode` exhaustively, with no `_ =>` arm, so adding a line here breaks the build until each of
 //! them handles the new op.
 
+use crate::eval::{BinOp, UnOp};
 use core::fmt;
 
 /// How an instruction's immediates, operands and regions are laid out (drives parser and printer).
@@ -299,6 +300,132 @@ impl fmt::Display for Opcode {
     }
 }
 
+/// What kind of operation an opcode is: the one classification of the op table that passes and
+/// checks dispatch on (the folder, the collective expansion, the verifier's structure checks,
+/// [`crate::eval`]), so that none of them lists every opcode again. [`Opcode::class`] is an
+/// exhaustive match: a new opcode breaks the build here until it is classified.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpClass {
+    /// `const`.
+    Const,
+    /// A scalar binary op (`add` … `shr`).
+    Binary(BinOp),
+    /// A scalar unary op (`neg` … `bitrev`).
+    Unary(UnOp),
+    /// `fma`.
+    Fma,
+    /// `select`.
+    Select,
+    /// `cmp`.
+    Cmp,
+    /// `cast`.
+    Cast,
+    /// `bitcast`.
+    Bitcast,
+    /// Addresses, loads, stores and atomics (`shared.addr`, `ptr.offset`, `load`, `store`,
+    /// `atomic.rmw`, `atomic.cas`).
+    Memory,
+    /// Launch indices and sizes (`thread_id` … `subgroup_size`).
+    Index,
+    /// Lane data exchange without a tile: shuffles, `broadcast`, ballots.
+    Exchange,
+    /// A tiled lane-combining op: votes, reductions, scans.
+    Collective(Collective),
+    /// Barriers and fences.
+    Sync,
+    /// `if`.
+    If,
+    /// `loop`.
+    Loop,
+    /// A region terminator.
+    Terminator(Terminator),
+}
+
+/// The tiled lane-combining ops ([`OpClass::Collective`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Collective {
+    /// `vote.all`
+    VoteAll,
+    /// `vote.any`
+    VoteAny,
+    /// `vote.eq`
+    VoteEq,
+    /// `subgroup.reduce`
+    Reduce,
+    /// `subgroup.scan`
+    Scan,
+    /// `subgroup.segreduce`
+    SegReduce,
+}
+
+/// The region terminators ([`OpClass::Terminator`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Terminator {
+    /// `yield`
+    Yield,
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `return`
+    Return,
+}
+
+impl Opcode {
+    /// The class of this opcode (see [`OpClass`]).
+    pub fn class(self) -> OpClass {
+        use Opcode as O;
+        match self {
+            O::Const => OpClass::Const,
+            O::Add => OpClass::Binary(BinOp::Add),
+            O::Sub => OpClass::Binary(BinOp::Sub),
+            O::Mul => OpClass::Binary(BinOp::Mul),
+            O::Div => OpClass::Binary(BinOp::Div),
+            O::Rem => OpClass::Binary(BinOp::Rem),
+            O::Min => OpClass::Binary(BinOp::Min),
+            O::Max => OpClass::Binary(BinOp::Max),
+            O::And => OpClass::Binary(BinOp::And),
+            O::Or => OpClass::Binary(BinOp::Or),
+            O::Xor => OpClass::Binary(BinOp::Xor),
+            O::Shl => OpClass::Binary(BinOp::Shl),
+            O::Shr => OpClass::Binary(BinOp::Shr),
+            O::Neg => OpClass::Unary(UnOp::Neg),
+            O::Abs => OpClass::Unary(UnOp::Abs),
+            O::Not => OpClass::Unary(UnOp::Not),
+            O::Sqrt => OpClass::Unary(UnOp::Sqrt),
+            O::Clz => OpClass::Unary(UnOp::Clz),
+            O::Popcount => OpClass::Unary(UnOp::Popcount),
+            O::Bitrev => OpClass::Unary(UnOp::Bitrev),
+            O::Fma => OpClass::Fma,
+            O::Select => OpClass::Select,
+            O::Cmp => OpClass::Cmp,
+            O::Cast => OpClass::Cast,
+            O::Bitcast => OpClass::Bitcast,
+            O::SharedAddr | O::PtrOffset | O::Load | O::Store | O::AtomicRmw | O::AtomicCas => OpClass::Memory,
+            O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId | O::SubgroupId | O::SubgroupSize => {
+                OpClass::Index
+            }
+            O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor | O::Broadcast | O::Ballot => {
+                OpClass::Exchange
+            }
+            O::BallotFirstN => OpClass::Exchange,
+            O::VoteAll => OpClass::Collective(Collective::VoteAll),
+            O::VoteAny => OpClass::Collective(Collective::VoteAny),
+            O::VoteEq => OpClass::Collective(Collective::VoteEq),
+            O::SubgroupReduce => OpClass::Collective(Collective::Reduce),
+            O::SubgroupScan => OpClass::Collective(Collective::Scan),
+            O::SegmentedReduce => OpClass::Collective(Collective::SegReduce),
+            O::SubgroupSync | O::BlockSync | O::BlockSyncPred | O::Fence => OpClass::Sync,
+            O::If => OpClass::If,
+            O::Loop => OpClass::Loop,
+            O::Yield => OpClass::Terminator(Terminator::Yield),
+            O::Break => OpClass::Terminator(Terminator::Break),
+            O::Continue => OpClass::Terminator(Terminator::Continue),
+            O::Return => OpClass::Terminator(Terminator::Return),
+        }
+    }
+}
+
 /// A comparison condition (signedness comes from the operand type).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CmpCond {
@@ -496,6 +623,39 @@ impl PredOp {
             "or" => Some(PredOp::Or),
             "count" => Some(PredOp::Count),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_agree_with_the_table() {
+        for &op in Opcode::ALL {
+            let info = op.info();
+            match op.class() {
+                OpClass::Binary(_) => assert!(info.format == Format::Binary && info.pure, "{op}"),
+                OpClass::Unary(_) => assert!(info.format == Format::Unary && info.pure, "{op}"),
+                OpClass::Collective(_) => assert!(info.convergent && info.sync_scope == Some(Scope::Subgroup), "{op}"),
+                OpClass::Exchange => assert!(info.convergent, "{op}"),
+                OpClass::Terminator(_) => assert!(info.terminator, "{op}"),
+                OpClass::If => assert_eq!(info.format, Format::If),
+                OpClass::Loop => assert_eq!(info.format, Format::Loop),
+                OpClass::Memory => {
+                    assert!(info.reads || info.writes || op == Opcode::SharedAddr || op == Opcode::PtrOffset)
+                }
+                OpClass::Const
+                | OpClass::Fma
+                | OpClass::Select
+                | OpClass::Cmp
+                | OpClass::Cast
+                | OpClass::Bitcast
+                | OpClass::Index => assert!(info.pure, "{op}"),
+                OpClass::Sync => assert!(!info.pure, "{op}"),
+            }
+            assert!(!info.terminator || matches!(op.class(), OpClass::Terminator(_)), "{op}");
         }
     }
 }

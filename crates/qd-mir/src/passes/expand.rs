@@ -37,11 +37,12 @@
 use super::rewrite::{splice_replace, substitute_all, Subst};
 use super::PassOptions;
 use crate::analysis::uniformity::Uniformity;
+use crate::analysis::Layout;
 use crate::entities::{Inst, Region, Value};
 use crate::eval;
 use crate::function::Function;
 use crate::inst::{Imm, Tile};
-use crate::ops::{CmpCond, GroupOp, Opcode};
+use crate::ops::{CmpCond, Collective as Coll, GroupOp, OpClass, Opcode};
 use crate::types::{ScalarType, Type};
 use std::collections::HashMap;
 
@@ -53,11 +54,12 @@ pub fn run(f: &mut Function, opts: &PassOptions) -> Result<bool, String> {
     let body = g.body;
     // Regions are only rewritten in place (their identities survive), so the analysis made on
     // the input stays valid for the whole walk.
-    let uniform = Uniformity::new(&g);
+    let layout = Layout::new(&g);
+    let uniform = Uniformity::with_layout(&g, &layout);
     // A `return` under a varying condition leaves lanes that no longer execute but whose
     // registers a shuffle tree would still read: then no region is known to be fully active.
-    let divergent_exit = g.walk_insts().into_iter().any(|i| {
-        g.insts[i].opcode == Opcode::Return && containing_region(&g, i).is_some_and(|r| !uniform.is_uniform_region(r))
+    let divergent_exit = layout.insts().iter().any(|&i| {
+        g.insts[i].opcode == Opcode::Return && layout.inst_pos(i).is_some_and(|p| !uniform.is_uniform_region(p.region))
     });
     let changed = if divergent_exit { false } else { expand_region(&mut g, body, opts, &uniform, &mut subst)? };
     substitute_all(&mut g, &subst);
@@ -65,98 +67,11 @@ pub fn run(f: &mut Function, opts: &PassOptions) -> Result<bool, String> {
     Ok(changed)
 }
 
-/// The region whose instruction list holds `inst` (reachable part of the tree only).
-fn containing_region(f: &Function, inst: Inst) -> Option<Region> {
-    fn find(f: &Function, r: Region, inst: Inst) -> Option<Region> {
-        for &i in &f.regions[r].insts {
-            if i == inst {
-                return Some(r);
-            }
-            for sub in f.inst_regions(i) {
-                if let Some(found) = find(f, sub, inst) {
-                    return Some(found);
-                }
-            }
-        }
-        None
-    }
-    find(f, f.body, inst)
-}
-
-/// The collectives this pass expands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Coll {
-    Reduce,
-    Scan,
-    SegReduce,
-    VoteAll,
-    VoteAny,
-    VoteEq,
-}
-
+/// The collective an opcode is, if this pass expands it (every [`OpClass::Collective`]).
 fn collective(op: Opcode) -> Option<Coll> {
-    match op {
-        Opcode::SubgroupReduce => Some(Coll::Reduce),
-        Opcode::SubgroupScan => Some(Coll::Scan),
-        Opcode::SegmentedReduce => Some(Coll::SegReduce),
-        Opcode::VoteAll => Some(Coll::VoteAll),
-        Opcode::VoteAny => Some(Coll::VoteAny),
-        Opcode::VoteEq => Some(Coll::VoteEq),
-        Opcode::Const
-        | Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::Shr
-        | Opcode::Neg
-        | Opcode::Abs
-        | Opcode::Not
-        | Opcode::Sqrt
-        | Opcode::Clz
-        | Opcode::Popcount
-        | Opcode::Bitrev
-        | Opcode::Fma
-        | Opcode::Select
-        | Opcode::Cmp
-        | Opcode::Cast
-        | Opcode::Bitcast
-        | Opcode::SharedAddr
-        | Opcode::PtrOffset
-        | Opcode::Load
-        | Opcode::Store
-        | Opcode::AtomicRmw
-        | Opcode::AtomicCas
-        | Opcode::ThreadId
-        | Opcode::BlockId
-        | Opcode::BlockDim
-        | Opcode::GridDim
-        | Opcode::LaneId
-        | Opcode::SubgroupId
-        | Opcode::SubgroupSize
-        | Opcode::ShuffleIdx
-        | Opcode::ShuffleUp
-        | Opcode::ShuffleDown
-        | Opcode::ShuffleXor
-        | Opcode::Broadcast
-        | Opcode::Ballot
-        | Opcode::BallotFirstN
-        | Opcode::SubgroupSync
-        | Opcode::BlockSync
-        | Opcode::BlockSyncPred
-        | Opcode::Fence
-        | Opcode::If
-        | Opcode::Loop
-        | Opcode::Yield
-        | Opcode::Break
-        | Opcode::Continue
-        | Opcode::Return => None,
+    match op.class() {
+        OpClass::Collective(c) => Some(c),
+        _ => None,
     }
 }
 

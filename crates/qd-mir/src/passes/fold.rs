@@ -25,7 +25,7 @@ use crate::entities::{Inst, Region, Value};
 use crate::eval;
 use crate::function::Function;
 use crate::inst::Imm;
-use crate::ops::Opcode;
+use crate::ops::{OpClass, Opcode};
 use crate::types::ScalarType;
 
 /// Runs folding to a fixed point (bounded); returns whether anything changed.
@@ -60,64 +60,24 @@ enum Kind {
 }
 
 fn kind(op: Opcode) -> Kind {
-    match op {
-        Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::Shr => Kind::Binary,
-        Opcode::Neg | Opcode::Abs | Opcode::Not | Opcode::Sqrt | Opcode::Clz | Opcode::Popcount | Opcode::Bitrev => {
-            Kind::Unary
-        }
-        Opcode::Fma => Kind::Fma,
-        Opcode::Select => Kind::Select,
-        Opcode::Cmp => Kind::Cmp,
-        Opcode::Cast => Kind::Cast,
-        Opcode::Bitcast => Kind::Bitcast,
-        Opcode::SubgroupSize => Kind::SubgroupSize,
-        Opcode::If => Kind::If,
-        Opcode::Const
-        | Opcode::SharedAddr
-        | Opcode::PtrOffset
-        | Opcode::Load
-        | Opcode::Store
-        | Opcode::AtomicRmw
-        | Opcode::AtomicCas
-        | Opcode::ThreadId
-        | Opcode::BlockId
-        | Opcode::BlockDim
-        | Opcode::GridDim
-        | Opcode::LaneId
-        | Opcode::SubgroupId
-        | Opcode::ShuffleIdx
-        | Opcode::ShuffleUp
-        | Opcode::ShuffleDown
-        | Opcode::ShuffleXor
-        | Opcode::Broadcast
-        | Opcode::Ballot
-        | Opcode::BallotFirstN
-        | Opcode::VoteAll
-        | Opcode::VoteAny
-        | Opcode::VoteEq
-        | Opcode::SubgroupReduce
-        | Opcode::SubgroupScan
-        | Opcode::SegmentedReduce
-        | Opcode::SubgroupSync
-        | Opcode::BlockSync
-        | Opcode::BlockSyncPred
-        | Opcode::Fence
-        | Opcode::Loop
-        | Opcode::Yield
-        | Opcode::Break
-        | Opcode::Continue
-        | Opcode::Return => Kind::Other,
+    match op.class() {
+        OpClass::Binary(_) => Kind::Binary,
+        OpClass::Unary(_) => Kind::Unary,
+        OpClass::Fma => Kind::Fma,
+        OpClass::Select => Kind::Select,
+        OpClass::Cmp => Kind::Cmp,
+        OpClass::Cast => Kind::Cast,
+        OpClass::Bitcast => Kind::Bitcast,
+        OpClass::Index if op == Opcode::SubgroupSize => Kind::SubgroupSize,
+        OpClass::If => Kind::If,
+        OpClass::Const
+        | OpClass::Memory
+        | OpClass::Index
+        | OpClass::Exchange
+        | OpClass::Collective(_)
+        | OpClass::Sync
+        | OpClass::Loop
+        | OpClass::Terminator(_) => Kind::Other,
     }
 }
 

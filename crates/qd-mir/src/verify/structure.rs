@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::analysis::{DefSite, DomTree, LayoutDefect, Uniformity};
 use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::function::ValueDef;
-use crate::ops::Opcode;
+use crate::ops::{OpClass, Opcode, Scope, Terminator};
 use core::fmt;
 use cranelift_entity::SecondaryMap;
 
@@ -233,8 +233,8 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
     let [first, second] = [data.regions[0].expand(), data.regions[1].expand()];
     let results = cx.results(inst).unwrap_or(&[]);
     let args = cx.args(inst).unwrap_or(&[]);
-    match op {
-        Opcode::If => {
+    match op.class() {
+        OpClass::If => {
             if first.is_none() {
                 cx.err(loc, "if: missing then region");
             }
@@ -247,7 +247,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 }
             }
         }
-        Opcode::Loop => {
+        OpClass::Loop => {
             if second.is_some() {
                 cx.err(loc, "loop: a loop has exactly one region, found a second");
             }
@@ -260,7 +260,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 }
             }
         }
-        Opcode::Yield => {
+        OpClass::Terminator(Terminator::Yield) => {
             let owner = cx.layout.region_pos(pos.region).and_then(|p| p.owner).map(|(i, _)| i);
             match owner.filter(|&o| func.insts.get(o).is_some_and(|d| d.opcode == Opcode::If)) {
                 None => cx.err(loc, "yield: not directly inside an `if` arm"),
@@ -270,7 +270,7 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 }
             }
         }
-        Opcode::Break | Opcode::Continue => match innermost_loop(cx, pos.region) {
+        OpClass::Terminator(Terminator::Break | Terminator::Continue) => match innermost_loop(cx, pos.region) {
             None => cx.err(loc, format!("{op}: not inside a loop")),
             Some(lp) => {
                 let targets = if op == Opcode::Break {
@@ -283,62 +283,20 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
                 check_values_against(cx, inst, "value", args, target, targets);
             }
         },
-        Opcode::Const
-        | Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::Shr
-        | Opcode::Neg
-        | Opcode::Abs
-        | Opcode::Not
-        | Opcode::Sqrt
-        | Opcode::Clz
-        | Opcode::Popcount
-        | Opcode::Bitrev
-        | Opcode::Fma
-        | Opcode::Select
-        | Opcode::Cmp
-        | Opcode::Cast
-        | Opcode::Bitcast
-        | Opcode::SharedAddr
-        | Opcode::PtrOffset
-        | Opcode::Load
-        | Opcode::Store
-        | Opcode::AtomicRmw
-        | Opcode::AtomicCas
-        | Opcode::ThreadId
-        | Opcode::BlockId
-        | Opcode::BlockDim
-        | Opcode::GridDim
-        | Opcode::LaneId
-        | Opcode::SubgroupId
-        | Opcode::SubgroupSize
-        | Opcode::ShuffleIdx
-        | Opcode::ShuffleUp
-        | Opcode::ShuffleDown
-        | Opcode::ShuffleXor
-        | Opcode::Broadcast
-        | Opcode::Ballot
-        | Opcode::BallotFirstN
-        | Opcode::VoteAll
-        | Opcode::VoteAny
-        | Opcode::VoteEq
-        | Opcode::SubgroupReduce
-        | Opcode::SubgroupScan
-        | Opcode::SegmentedReduce
-        | Opcode::SubgroupSync
-        | Opcode::BlockSync
-        | Opcode::BlockSyncPred
-        | Opcode::Fence
-        | Opcode::Return => {}
+        OpClass::Const
+        | OpClass::Binary(_)
+        | OpClass::Unary(_)
+        | OpClass::Fma
+        | OpClass::Select
+        | OpClass::Cmp
+        | OpClass::Cast
+        | OpClass::Bitcast
+        | OpClass::Memory
+        | OpClass::Index
+        | OpClass::Exchange
+        | OpClass::Collective(_)
+        | OpClass::Sync
+        | OpClass::Terminator(Terminator::Return) => {}
     }
     if !matches!(op, Opcode::If | Opcode::Loop) && (first.is_some() || second.is_some()) {
         cx.err(loc, format!("{op}: only `if` and `loop` own regions"));
@@ -372,88 +330,28 @@ pub(super) fn check_simt(cx: &mut Ctx<'_>, uni: &Uniformity) {
     for &inst in cx.layout.insts() {
         let Some(d) = func.insts.get(inst) else { continue };
         let Some(pos) = cx.layout.inst_pos(inst) else { continue };
-        match d.opcode {
-            Opcode::BlockSync | Opcode::BlockSyncPred => {
-                if !uni.is_uniform_region(pos.region) {
-                    let cond = match uni.divergence_cause(pos.region) {
-                        Some(c) => format!("condition {}", cx.name(c)),
-                        None => "a condition".to_string(),
-                    };
+        // Block barriers are the ops the op table gives a block sync scope.
+        if d.opcode.info().sync_scope == Some(Scope::Block) {
+            if !uni.is_uniform_region(pos.region) {
+                let cond = match uni.divergence_cause(pos.region) {
+                    Some(c) => format!("condition {}", cx.name(c)),
+                    None => "a condition".to_string(),
+                };
+                cx.err(
+                    AnyEntity::Inst(inst),
+                    format!("{}: block barrier in divergent control flow ({cond} is varying)", d.opcode),
+                );
+            }
+        } else if d.opcode == Opcode::Broadcast {
+            if let Some(&lane) = cx.args(inst).and_then(|a| a.get(1)) {
+                if func.values.get(lane).is_some() && !uni.is_uniform(lane) {
+                    let n = cx.name(lane);
                     cx.err(
                         AnyEntity::Inst(inst),
-                        format!("{}: block barrier in divergent control flow ({cond} is varying)", d.opcode),
+                        format!("broadcast: lane operand {n} is varying; it must be uniform"),
                     );
                 }
             }
-            Opcode::Broadcast => {
-                if let Some(&lane) = cx.args(inst).and_then(|a| a.get(1)) {
-                    if func.values.get(lane).is_some() && !uni.is_uniform(lane) {
-                        let n = cx.name(lane);
-                        cx.err(
-                            AnyEntity::Inst(inst),
-                            format!("broadcast: lane operand {n} is varying; it must be uniform"),
-                        );
-                    }
-                }
-            }
-            Opcode::Const
-            | Opcode::Add
-            | Opcode::Sub
-            | Opcode::Mul
-            | Opcode::Div
-            | Opcode::Rem
-            | Opcode::Min
-            | Opcode::Max
-            | Opcode::And
-            | Opcode::Or
-            | Opcode::Xor
-            | Opcode::Shl
-            | Opcode::Shr
-            | Opcode::Neg
-            | Opcode::Abs
-            | Opcode::Not
-            | Opcode::Sqrt
-            | Opcode::Clz
-            | Opcode::Popcount
-            | Opcode::Bitrev
-            | Opcode::Fma
-            | Opcode::Select
-            | Opcode::Cmp
-            | Opcode::Cast
-            | Opcode::Bitcast
-            | Opcode::SharedAddr
-            | Opcode::PtrOffset
-            | Opcode::Load
-            | Opcode::Store
-            | Opcode::AtomicRmw
-            | Opcode::AtomicCas
-            | Opcode::ThreadId
-            | Opcode::BlockId
-            | Opcode::BlockDim
-            | Opcode::GridDim
-            | Opcode::LaneId
-            | Opcode::SubgroupId
-            | Opcode::SubgroupSize
-            | Opcode::ShuffleIdx
-            | Opcode::ShuffleUp
-            | Opcode::ShuffleDown
-            | Opcode::ShuffleXor
-            | Opcode::Ballot
-            | Opcode::BallotFirstN
-            | Opcode::VoteAll
-            | Opcode::VoteAny
-            | Opcode::VoteEq
-            | Opcode::SubgroupReduce
-            | Opcode::SubgroupScan
-            | Opcode::SegmentedReduce
-            | Opcode::SubgroupSync
-            | Opcode::Fence
-            | Opcode::If
-            | Opcode::Loop
-            | Opcode::Yield
-            | Opcode::Break
-            | Opcode::Continue
-            | Opcode::Return => {}
         }
     }
 }
