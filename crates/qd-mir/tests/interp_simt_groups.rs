@@ -104,7 +104,7 @@ fn shapes() -> Vec<(u32, (u32, u32), Mode)> {
 fn reduce_and_scan(ty: ScalarType, seed: u64) {
     let mut rng = SplitMix64(seed);
     let mut cases = Vec::new();
-    for op in GroupOp::ALL.into_iter().filter(|&op| legal(op, ty)) {
+    for op in GroupOp::ALL.into_iter().filter(|&op| mir_legal(op, ty)) {
         for (w, g, mode) in shapes() {
             let n = (g.0 * g.1) as usize;
             let colls = tiles(w)
@@ -159,7 +159,7 @@ fn segreduce_add_min_max_with_heads() {
     let mut rng = SplitMix64(0xE2E_1100);
     let mut cases = Vec::new();
     for ty in ScalarType::ALL {
-        for op in [GroupOp::Add, GroupOp::Min, GroupOp::Max].into_iter().filter(|&op| legal(op, ty)) {
+        for op in [GroupOp::Add, GroupOp::Min, GroupOp::Max].into_iter().filter(|&op| mir_legal(op, ty)) {
             for (w, g, mode) in shapes() {
                 let n = (g.0 * g.1) as usize;
                 let colls = tiles(w)

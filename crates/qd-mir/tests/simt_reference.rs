@@ -17,6 +17,13 @@ use qd_mir::eval::EvalError;
 use qd_mir::interp::simt::{self, ShuffleKind, VoteKind};
 use qd_mir::{GroupOp, ScalarType, Tile};
 
+// The plain-Rust reference definitions, shared with the whole-kernel tests (`interp_simt*.rs`);
+// each test binary uses a different part of them.
+#[allow(dead_code)]
+#[path = "common/reference.rs"]
+mod reference;
+use reference::*;
+
 // ----------------------------------------------------------------------------------------------
 // Deterministic PRNG
 // ----------------------------------------------------------------------------------------------
@@ -53,279 +60,9 @@ const TYPES: [ScalarType; 7] = [
 ];
 const WIDTHS: [u32; 5] = [4, 8, 16, 32, 64];
 
-fn f32b(x: f32) -> u64 {
-    u64::from(x.to_bits())
-}
-fn bf32(b: u64) -> f32 {
-    f32::from_bits(b as u32)
-}
-fn f64b(x: f64) -> u64 {
-    x.to_bits()
-}
-fn bf64(b: u64) -> f64 {
-    f64::from_bits(b)
-}
-
-fn is_bitwise(op: GroupOp) -> bool {
-    matches!(op, GroupOp::And | GroupOp::Or | GroupOp::Xor)
-}
-
-fn legal(op: GroupOp, ty: ScalarType) -> bool {
-    !(matches!(ty, ScalarType::F32 | ScalarType::F64) && is_bitwise(op))
-}
-
-macro_rules! int_op {
-    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
-        let (x, y) = ($a, $b);
-        let r: $t = match $op {
-            GroupOp::Add => x.wrapping_add(y),
-            GroupOp::Mul => x.wrapping_mul(y),
-            GroupOp::Min => x.min(y),
-            GroupOp::Max => x.max(y),
-            GroupOp::And => x & y,
-            GroupOp::Or => x | y,
-            GroupOp::Xor => x ^ y,
-        };
-        r
-    }};
-}
-
-// IEEE minNum/maxNum with the documented signed-zero order: min(+0, -0) = -0, max(+0, -0) = +0.
-macro_rules! zero_aware {
-    ($x:expr, $y:expr, min) => {
-        if $x == 0.0 && $y == 0.0 {
-            if $x.is_sign_negative() || $y.is_sign_negative() {
-                -0.0
-            } else {
-                0.0
-            }
-        } else {
-            $x.min($y)
-        }
-    };
-    ($x:expr, $y:expr, max) => {
-        if $x == 0.0 && $y == 0.0 {
-            if $x.is_sign_positive() || $y.is_sign_positive() {
-                0.0
-            } else {
-                -0.0
-            }
-        } else {
-            $x.max($y)
-        }
-    };
-}
-
-/// `a ⊕ b` with native Rust arithmetic on the typed values.
-fn rcomb(op: GroupOp, ty: ScalarType, a: u64, b: u64) -> u64 {
-    match ty {
-        ScalarType::I32 => int_op!(i32, op, a as u32 as i32, b as u32 as i32) as u32 as u64,
-        ScalarType::U32 => u64::from(int_op!(u32, op, a as u32, b as u32)),
-        ScalarType::I64 => int_op!(i64, op, a as i64, b as i64) as u64,
-        ScalarType::U64 => int_op!(u64, op, a, b),
-        ScalarType::F32 => {
-            let (x, y) = (bf32(a), bf32(b));
-            f32b(match op {
-                GroupOp::Add => x + y,
-                GroupOp::Mul => x * y,
-                GroupOp::Min => zero_aware!(x, y, min),
-                GroupOp::Max => zero_aware!(x, y, max),
-                _ => unreachable!("illegal op on f32 in reference"),
-            })
-        }
-        ScalarType::F64 => {
-            let (x, y) = (bf64(a), bf64(b));
-            f64b(match op {
-                GroupOp::Add => x + y,
-                GroupOp::Mul => x * y,
-                GroupOp::Min => zero_aware!(x, y, min),
-                GroupOp::Max => zero_aware!(x, y, max),
-                _ => unreachable!("illegal op on f64 in reference"),
-            })
-        }
-        ScalarType::Bool => {
-            let (x, y) = (a != 0, b != 0);
-            u64::from(match op {
-                GroupOp::Add | GroupOp::Or | GroupOp::Max => x | y,
-                GroupOp::Mul | GroupOp::And | GroupOp::Min => x & y,
-                GroupOp::Xor => x ^ y,
-            })
-        }
-    }
-}
-
-/// The identity of `op` on `ty`, written out per type.
-fn rid(op: GroupOp, ty: ScalarType) -> u64 {
-    use GroupOp as G;
-    use ScalarType as S;
-    match (ty, op) {
-        (S::Bool, G::Mul | G::And | G::Min) => 1,
-        (S::Bool, _) => 0,
-        (S::F32, G::Add) => f32b(0.0),
-        (S::F32, G::Mul) => f32b(1.0),
-        (S::F32, G::Min) => f32b(f32::INFINITY),
-        (S::F32, G::Max) => f32b(f32::NEG_INFINITY),
-        (S::F64, G::Add) => f64b(0.0),
-        (S::F64, G::Mul) => f64b(1.0),
-        (S::F64, G::Min) => f64b(f64::INFINITY),
-        (S::F64, G::Max) => f64b(f64::NEG_INFINITY),
-        (S::F32 | S::F64, _) => unreachable!("illegal op on float in reference"),
-        (_, G::Add | G::Or | G::Xor) => 0,
-        (_, G::Mul) => 1,
-        (S::I32, G::Min) => i32::MAX as u64,
-        (S::I32, G::Max) => i32::MIN as u32 as u64,
-        (S::I32 | S::U32, G::And) | (S::U32, G::Min) => u64::from(u32::MAX),
-        (S::I64, G::Min) => i64::MAX as u64,
-        (S::I64, G::Max) => i64::MIN as u64,
-        (S::I64 | S::U64, G::And) | (S::U64, G::Min) => u64::MAX,
-        (S::U32 | S::U64, G::Max) => 0,
-    }
-}
-
-fn act(active: u64, i: usize) -> bool {
-    (active >> i) & 1 != 0
-}
-
-fn tile_size(tile: Tile, w: usize) -> usize {
-    match tile {
-        Tile::Full => w,
-        Tile::Log2(l) => (1usize << l.min(6)).min(w),
-    }
-}
-
 // ----------------------------------------------------------------------------------------------
 // Obvious reference definitions
 // ----------------------------------------------------------------------------------------------
-
-/// Sequential fold of the active lanes of each tile, in lane order, from the identity.
-fn ref_reduce(op: GroupOp, ty: ScalarType, v: &[u64], active: u64, w: usize, tile: Tile) -> Vec<u64> {
-    let t = tile_size(tile, w);
-    let mut out = v.to_vec();
-    for base in (0..w).step_by(t) {
-        let mut acc = rid(op, ty);
-        for i in base..base + t {
-            if act(active, i) {
-                acc = rcomb(op, ty, acc, v[i]);
-            }
-        }
-        for (i, o) in out.iter_mut().enumerate().skip(base).take(t) {
-            if act(active, i) {
-                *o = acc;
-            }
-        }
-    }
-    out
-}
-
-/// Sequential prefix over the active lanes of each tile, in lane order, from the identity.
-fn ref_scan(op: GroupOp, ty: ScalarType, incl: bool, v: &[u64], active: u64, w: usize, tile: Tile) -> Vec<u64> {
-    let t = tile_size(tile, w);
-    let mut out = v.to_vec();
-    for base in (0..w).step_by(t) {
-        let mut acc = rid(op, ty);
-        for i in base..base + t {
-            if act(active, i) {
-                let before = acc;
-                acc = rcomb(op, ty, acc, v[i]);
-                out[i] = if incl { acc } else { before };
-            }
-        }
-    }
-    out
-}
-
-/// Sequential scan restarting at the tile base and at every active head.
-fn ref_segreduce(op: GroupOp, ty: ScalarType, v: &[u64], heads: &[u64], active: u64, w: usize, tile: Tile) -> Vec<u64> {
-    let t = tile_size(tile, w);
-    let mut out = v.to_vec();
-    let mut acc = 0;
-    for i in 0..w {
-        if i % t == 0 || (act(active, i) && heads[i] != 0) {
-            acc = rid(op, ty);
-        }
-        if act(active, i) {
-            acc = rcomb(op, ty, acc, v[i]);
-            out[i] = acc;
-        }
-    }
-    out
-}
-
-fn ref_ballot(pred: &[u64], active: u64, w: usize) -> u64 {
-    let mut m = 0u64;
-    for i in 0..w {
-        if act(active, i) && pred[i] != 0 {
-            m |= 1 << i;
-        }
-    }
-    m
-}
-
-fn ref_ballot_first_n(pred: &[u64], active: u64, w: usize, n: u32) -> u64 {
-    let mut m = 0u64;
-    for i in 0..w.min(n as usize).min(32) {
-        if act(active, i) && pred[i] != 0 {
-            m |= 1 << i;
-        }
-    }
-    m
-}
-
-fn truthy(ty: ScalarType, b: u64) -> bool {
-    match ty {
-        ScalarType::F32 => bf32(b) != 0.0,
-        ScalarType::F64 => bf64(b) != 0.0,
-        _ => b != 0,
-    }
-}
-
-fn native_eq(ty: ScalarType, a: u64, b: u64) -> bool {
-    match ty {
-        ScalarType::F32 => bf32(a) == bf32(b),
-        ScalarType::F64 => bf64(a) == bf64(b),
-        _ => a == b,
-    }
-}
-
-fn ref_vote(kind: VoteKind, ty: ScalarType, v: &[u64], active: u64, w: usize, tile: Tile) -> Vec<u64> {
-    let t = tile_size(tile, w);
-    let mut out = v.to_vec();
-    for base in (0..w).step_by(t) {
-        let lanes: Vec<usize> = (base..base + t).filter(|&i| act(active, i)).collect();
-        let r = match kind {
-            VoteKind::All => lanes.iter().all(|&i| truthy(ty, v[i])),
-            VoteKind::Any => lanes.iter().any(|&i| truthy(ty, v[i])),
-            VoteKind::Eq => lanes.iter().all(|&i| lanes.iter().all(|&j| native_eq(ty, v[i], v[j]))),
-        };
-        for &i in &lanes {
-            out[i] = u64::from(r);
-        }
-    }
-    out
-}
-
-fn ref_shuffle(kind: ShuffleKind, v: &[u64], src: &[u64], active: u64, w: usize) -> Vec<u64> {
-    let first = (0..w).find(|&i| act(active, i));
-    (0..w)
-        .map(|i| {
-            if !act(active, i) {
-                return v[i];
-            }
-            let s = src[i] as usize;
-            let from = match kind {
-                ShuffleKind::Idx => Some(s % w),
-                ShuffleKind::Up => (s <= i).then(|| i - s),
-                ShuffleKind::Down => (i + s < w).then_some(i + s),
-                ShuffleKind::Xor => ((i ^ s) < w).then_some(i ^ s),
-                ShuffleKind::Broadcast => first.map(|f| src[f] as usize % w),
-            };
-            match from {
-                Some(f) if kind == ShuffleKind::Broadcast || act(active, f) => v[f],
-                _ => v[i],
-            }
-        })
-        .collect()
-}
 
 // ----------------------------------------------------------------------------------------------
 // Input generators
@@ -610,10 +347,10 @@ fn ballots_match_loop_references() {
         for _ in 0..50 {
             let pred: Vec<u64> = (0..wu).map(|_| if rng.below(2) == 0 { 0 } else { rng.next() | 1 }).collect();
             for active in masks(&mut rng, ScalarType::U64, &pred, wu) {
-                assert_eq!(simt::ballot(&pred, active, w), ref_ballot(&pred, active, wu));
+                assert_eq!(simt::ballot(&pred, active, w), ref_ballot(&pred, active, wu, 64));
                 for n in [1, 2, 7, 16, 31, 32, 33, 64] {
                     let got = simt::ballot_first_n(&pred, active, n);
-                    assert_eq!(got, ref_ballot_first_n(&pred, active, wu, n), "n={n} w={w}");
+                    assert_eq!(got, ref_ballot(&pred, active, wu, (n as usize).min(32)), "n={n} w={w}");
                     assert!(got <= u64::from(u32::MAX));
                 }
             }
@@ -709,7 +446,7 @@ fn tree_scan(op: GroupOp, ty: ScalarType, incl: bool, v: &[u64], active: u64, w:
 
 /// Quadrants' `_segment_head_distance_tiled`, literally (ballot, clz, half-local coordinates).
 fn quadrants_distance(heads: &[u64], active: u64, w: usize, l: u32) -> Vec<usize> {
-    let full = ref_ballot(heads, active, w);
+    let full = ref_ballot(heads, active, w, 64);
     (0..w)
         .map(|lane| {
             if l <= 5 {
@@ -1033,7 +770,7 @@ mod prop {
             prop_assert_eq!(simt::scan(op, ty, false, &vals, active, w, tile).unwrap(), ref_scan(op, ty, false, &vals, active, wu, tile));
             prop_assert_eq!(simt::segreduce(op, ty, &vals, &heads[..wu], active, w, tile).unwrap(),
                 ref_segreduce(op, ty, &vals, &heads[..wu], active, wu, tile));
-            prop_assert_eq!(simt::ballot(&vals, active, w), ref_ballot(&vals, active, wu));
+            prop_assert_eq!(simt::ballot(&vals, active, w), ref_ballot(&vals, active, wu, 64));
             let src: Vec<u64> = raw[..wu].iter().map(|&r| (r >> 40) % (2 * w as u64)).collect();
             for kind in [ShuffleKind::Idx, ShuffleKind::Up, ShuffleKind::Down, ShuffleKind::Xor, ShuffleKind::Broadcast] {
                 prop_assert_eq!(simt::shuffle(kind, &vals, &src, active, w), ref_shuffle(kind, &vals, &src, active, wu));

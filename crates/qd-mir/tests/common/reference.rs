@@ -37,14 +37,19 @@ pub fn fbits(ty: ScalarType, x: f64) -> u64 {
     }
 }
 
-/// Is `op` legal on `ty` (what the verifier accepts): bitwise ops on integers and bool,
-/// `add`/`mul` on numbers, `min`/`max` on numbers and bool.
+/// Whether `op` is legal on `ty` for the collectives themselves (`interp::simt`): bitwise
+/// operators are not defined on floats.
 pub fn legal(op: GroupOp, ty: ScalarType) -> bool {
     match op {
         GroupOp::And | GroupOp::Or | GroupOp::Xor => !ty.is_float(),
-        GroupOp::Add | GroupOp::Mul => ty != ScalarType::Bool,
-        GroupOp::Min | GroupOp::Max => true,
+        GroupOp::Add | GroupOp::Mul | GroupOp::Min | GroupOp::Max => true,
     }
+}
+
+/// Whether the MIR verifier accepts `op` on `ty` in a reduction or scan: [`legal`], and no
+/// `add`/`mul` on `bool`.
+pub fn mir_legal(op: GroupOp, ty: ScalarType) -> bool {
+    legal(op, ty) && !(matches!(op, GroupOp::Add | GroupOp::Mul) && ty == ScalarType::Bool)
 }
 
 macro_rules! int_op {
@@ -164,7 +169,8 @@ pub fn tile_size(tile: Tile, w: usize) -> usize {
     }
 }
 
-fn truthy(ty: ScalarType, b: u64) -> bool {
+/// A lane value taken as a predicate, as `cast` to `bool` does (`-0.0` false, NaN true).
+pub fn truthy(ty: ScalarType, b: u64) -> bool {
     match ty {
         ScalarType::F32 => bf32(b) != 0.0,
         ScalarType::F64 => bf64(b) != 0.0,
@@ -180,20 +186,26 @@ fn native_eq(ty: ScalarType, a: u64, b: u64) -> bool {
     }
 }
 
-/// Direct index math; an out-of-range or inactive source keeps the reading lane's own value.
+/// Shuffles by direct index math: inactive lanes, inactive sources and out-of-range sources keep
+/// the reading lane's own value; `idx`/`broadcast` wrap mod `w`; `broadcast` takes the first
+/// active lane's index and reads the source whatever its activity; operands are `u32`.
 pub fn ref_shuffle(kind: ShuffleKind, v: &[u64], src: &[u64], active: u64, w: usize) -> Vec<u64> {
+    let first = (0..w).find(|&i| act(active, i));
     (0..w)
         .map(|i| {
+            if !act(active, i) {
+                return v[i];
+            }
             let s = src[i] as u32 as usize;
             let from = match kind {
                 ShuffleKind::Idx => Some(s % w),
                 ShuffleKind::Up => (s <= i).then(|| i - s),
                 ShuffleKind::Down => (i + s < w).then_some(i + s),
                 ShuffleKind::Xor => ((i ^ s) < w).then_some(i ^ s),
-                ShuffleKind::Broadcast => panic!("broadcast is Coll::Broadcast"),
+                ShuffleKind::Broadcast => first.map(|f| src[f] as u32 as usize % w),
             };
             match from {
-                Some(f) if act(active, f) => v[f],
+                Some(f) if kind == ShuffleKind::Broadcast || act(active, f) => v[f],
                 _ => v[i],
             }
         })
@@ -240,8 +252,10 @@ pub fn ref_reduce(op: GroupOp, ty: ScalarType, v: &[u64], active: u64, w: usize,
                 acc = rcomb(op, ty, acc, v[i]);
             }
         }
-        for i in base..base + t {
-            out[i] = acc;
+        for (i, o) in out.iter_mut().enumerate().skip(base).take(t) {
+            if act(active, i) {
+                *o = acc;
+            }
         }
     }
     out
