@@ -67,16 +67,6 @@ impl SplitMix {
     }
 }
 
-/// Builds a buffer of `n` elements from per-element canonical bits.
-pub fn buffer_from_bits(elem: ScalarType, bits: impl Iterator<Item = u64>) -> Buffer {
-    let size = elem.bytes() as usize;
-    let mut data = Vec::new();
-    for b in bits {
-        data.extend_from_slice(&b.to_le_bytes()[..size]);
-    }
-    Buffer { elem, data }
-}
-
 /// Parses one SPEC into an argument value.
 pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
     if spec.ends_with(".npy") {
@@ -93,16 +83,16 @@ pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
                 ScalarType::F64 => bits_f64(i as f64),
                 other => canon(other, i as u64),
             });
-            Ok(ArgValue::Buffer(buffer_from_bits(ty, bits)))
+            Ok(ArgValue::Buffer(Buffer::from_bits(ty, bits)))
         }
         ["zeros", ty, n] => {
             let ty = scalar_type(ty)?;
-            Ok(ArgValue::Buffer(buffer_from_bits(ty, (0..count(n)?).map(|_| 0))))
+            Ok(ArgValue::Buffer(Buffer::from_bits(ty, (0..count(n)?).map(|_| 0))))
         }
         ["fill", ty, n, v] => {
             let ty = scalar_type(ty)?;
             let b = parse_scalar(ty, v)?;
-            Ok(ArgValue::Buffer(buffer_from_bits(ty, (0..count(n)?).map(|_| b))))
+            Ok(ArgValue::Buffer(Buffer::from_bits(ty, (0..count(n)?).map(|_| b))))
         }
         ["rand", ty, n, seed] => {
             let ty = scalar_type(ty)?;
@@ -119,7 +109,7 @@ pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
                     }
                 })
                 .collect();
-            Ok(ArgValue::Buffer(buffer_from_bits(ty, bits.into_iter())))
+            Ok(ArgValue::Buffer(Buffer::from_bits(ty, bits)))
         }
         [ty, v] => {
             let ty = scalar_type(ty)?;
@@ -133,16 +123,10 @@ pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
 
 /// Formats a buffer as one line of numbers separated by spaces.
 pub fn format_buffer(buf: &Buffer) -> String {
-    let size = buf.elem.bytes() as usize;
-    let mut out = String::with_capacity(buf.data.len() * 2);
-    for (i, chunk) in buf.data.chunks_exact(size).enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let mut le = [0u8; 8];
-        le[..size].copy_from_slice(chunk);
-        let bits = u64::from_le_bytes(le);
-        let s = match buf.elem {
+    let texts: Vec<String> = buf
+        .to_bits()
+        .into_iter()
+        .map(|bits| match buf.elem {
             ScalarType::Bool => (bits & 1).to_string(),
             ScalarType::I32 => (bits as u32 as i32).to_string(),
             ScalarType::U32 => (bits as u32).to_string(),
@@ -150,10 +134,9 @@ pub fn format_buffer(buf: &Buffer) -> String {
             ScalarType::U64 => bits.to_string(),
             ScalarType::F32 => f32::from_bits(bits as u32).to_string(),
             ScalarType::F64 => f64::from_bits(bits).to_string(),
-        };
-        out.push_str(&s);
-    }
-    out
+        })
+        .collect();
+    texts.join(" ")
 }
 
 #[cfg(test)]
