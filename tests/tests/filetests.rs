@@ -12,9 +12,6 @@ use qdc::spec::{format_buffer, parse_spec};
 use std::path::Path;
 
 fn verify_all(m: &Module) -> Result<(), String> {
-    for k in &m.kernels {
-        verify_function(k).map_err(|e| e.render(k))?;
-    }
     verify_module(m).map_err(|e| e.to_string())
 }
 

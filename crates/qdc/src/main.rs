@@ -62,27 +62,23 @@ pub fn load(path: &str) -> Result<(String, qd_mir::Module), String> {
     }
 }
 
-/// Verifies every kernel and program; the error renders each failing kernel annotated.
+/// Verifies every kernel and program (one `verify_module` pass); the error renders each failing
+/// kernel annotated, then the module-level errors.
 pub fn verify(path: &str, module: &qd_mir::Module) -> Result<(), String> {
-    let mut out = String::new();
-    let mut count = 0;
-    for k in &module.kernels {
-        if let Err(errs) = qd_mir::verify::verify_function(k) {
-            count += errs.0.len();
-            out.push_str(&errs.render(k));
-            out.push('\n');
+    match qd_mir::verify::verify_module(module) {
+        Ok(()) => Ok(()),
+        Err(errs) => {
+            let mut out = String::new();
+            for k in &errs.kernels {
+                out.push_str(&k.rendered);
+                out.push('\n');
+            }
+            for e in errs.program_errors() {
+                out.push_str(&format!("error: {e}\n"));
+            }
+            let count = errs.len();
+            Err(format!("{out}error: {path}: {count} verifier error{}", if count == 1 { "" } else { "s" }))
         }
-    }
-    if let Err(errs) = qd_mir::verify::verify_module(module) {
-        for e in errs.program_errors() {
-            count += 1;
-            out.push_str(&format!("error: {e}\n"));
-        }
-    }
-    if count == 0 {
-        Ok(())
-    } else {
-        Err(format!("{out}error: {path}: {count} verifier error{}", if count == 1 { "" } else { "s" }))
     }
 }
 
