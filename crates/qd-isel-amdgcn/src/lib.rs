@@ -1,8 +1,14 @@
-//! `qd-isel-amdgcn`: MIR → AMDGCN machine code in an HSA code object (gfx90a, gfx942, gfx1100).
+//! `qd-isel-amdgcn`: AMDGCN machine code for gfx90a, gfx942 and gfx1100, with no LLVM.
 //!
-//! This crate is filled by later issues (the AMDGCN ISA layer, the back end and the shuffle
-//! selector). Today it holds only this documentation and exports nothing. The plan: uniformity-driven
-//! SGPR/VGPR choice, EXEC-mask linearisation, VCode + regalloc2, waitcnt and hazard insertion, an
-//! own encoder and decoder, the code-object writer, the DPP/permlane/swizzle shuffle selector and a
-//! lane-exact wave simulator.
+//! Today this crate holds the machine-code half of the AMD back end, independent of MIR:
+//! - [`target`]: the architectures and wave sizes;
+//! - [`isa`]: the instruction table, operands, encoder, decoder, printer and assembler parser;
+//!
+//! Later issues add MIR instruction selection, register allocation and the shuffle selector.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod isa;
+pub mod target;
+
+pub use target::{Arch, Family, Target, WaveSize};

@@ -1,0 +1,61 @@
+//! The `ds_swizzle_b32` offset patterns (amdgcn-encoding.md §10.5, shuffle-lowering.md §1.5):
+//! the 16-bit offset field decoded into its mode, and the source-lane function of each mode.
+
+/// A decoded ds_swizzle offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Swizzle {
+    /// offset[15] = 1, below 0xC000: within each group of 4, lane k reads lane `sel[k]`.
+    QuadPerm([u8; 4]),
+    /// offset[15] = 0: within each group of 32, lane j reads `((j & and) | or) ^ xor`.
+    Bitmask {
+        /// and mask, offset[4:0].
+        and: u8,
+        /// or mask, offset[9:5].
+        or: u8,
+        /// xor mask, offset[14:10].
+        xor: u8,
+    },
+    /// offset[15:13] = 0b110: rotate within each group of 32; offset[10] = 1 rotates right
+    /// (lane j reads j − amount), 0 left (lane j reads j + amount); amount = offset[9:5].
+    Rotate {
+        /// Direction bit.
+        right: bool,
+        /// Rotation amount 0..=31.
+        amount: u8,
+    },
+    /// offset[15:13] = 0b111: the FFT butterfly mode with parameter offset[4:0].
+    Fft(u8),
+}
+
+impl Swizzle {
+    /// Decodes the 16-bit offset.
+    pub fn decode(offset: u16) -> Swizzle {
+        if offset & 0x8000 == 0 {
+            Swizzle::Bitmask {
+                and: (offset & 0x1F) as u8,
+                or: (offset >> 5 & 0x1F) as u8,
+                xor: (offset >> 10 & 0x1F) as u8,
+            }
+        } else if offset >= 0xE000 {
+            Swizzle::Fft((offset & 0x1F) as u8)
+        } else if offset >= 0xC000 {
+            Swizzle::Rotate { right: offset >> 10 & 1 == 1, amount: (offset >> 5 & 0x1F) as u8 }
+        } else {
+            Swizzle::QuadPerm(std::array::from_fn(|k| (offset >> (2 * k) & 3) as u8))
+        }
+    }
+
+    /// The 16-bit offset.
+    pub fn encode(self) -> u16 {
+        match self {
+            Swizzle::QuadPerm(s) => {
+                0x8000 | s.iter().enumerate().fold(0, |acc, (k, &x)| acc | (u16::from(x) & 3) << (2 * k))
+            }
+            Swizzle::Bitmask { and, or, xor } => {
+                u16::from(and & 0x1F) | u16::from(or & 0x1F) << 5 | u16::from(xor & 0x1F) << 10
+            }
+            Swizzle::Rotate { right, amount } => 0xC000 | u16::from(right) << 10 | u16::from(amount & 0x1F) << 5,
+            Swizzle::Fft(n) => 0xE000 | u16::from(n & 0x1F),
+        }
+    }
+}
