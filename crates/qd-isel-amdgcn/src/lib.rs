@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod isa;
+pub mod sim;
 pub mod target;
 
 pub use target::{Arch, Family, Target, WaveSize};

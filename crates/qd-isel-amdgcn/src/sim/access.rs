@@ -1,0 +1,152 @@
+//! Which registers an instruction reads and writes, derived from its [`Shape`] (operand order)
+//! plus the implicit operands (EXEC for compares-to-EXEC and saveexec, VCC for branches, M0 for
+//! `ds_read_addtid`). The hazard checker and the memory-wait checker both work from this.
+
+use crate::isa::{Inst, Operand, RegRange, Shape};
+use crate::target::Family;
+
+use super::ops::Sem;
+
+/// Scalar register numbers in one space for every family: s0..s105, then vcc_lo = 106,
+/// vcc_hi = 107, m0 = 124, exec_lo = 126, exec_hi = 127.
+pub(crate) const VCC_LO: u16 = 106;
+pub(crate) const M0: u16 = 124;
+pub(crate) const EXEC_LO: u16 = 126;
+
+/// A run of scalar registers in that numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SRange {
+    pub first: u16,
+    pub len: u8,
+}
+
+impl SRange {
+    pub(crate) fn overlaps(self, o: SRange) -> bool {
+        self.first < o.first + u16::from(o.len) && o.first < self.first + u16::from(self.len)
+    }
+
+    pub(crate) fn is_exec(self) -> bool {
+        self.overlaps(SRange { first: EXEC_LO, len: 2 })
+    }
+
+    pub(crate) fn is_vcc(self) -> bool {
+        self.overlaps(SRange { first: VCC_LO, len: 2 })
+    }
+}
+
+/// Whether two VGPR ranges overlap.
+pub(crate) fn voverlap(a: RegRange, b: RegRange) -> bool {
+    a.first <= b.last() && b.first <= a.last()
+}
+
+/// The scalar registers an operand names (nothing for VGPRs and constants).
+pub(crate) fn srange(op: Operand, lanes: u32) -> Option<SRange> {
+    let mask_len = if lanes == 64 { 2 } else { 1 };
+    Some(match op {
+        Operand::Sgpr(r) => SRange { first: r.first, len: r.len },
+        Operand::Vcc => SRange { first: VCC_LO, len: mask_len },
+        Operand::VccLo => SRange { first: VCC_LO, len: 1 },
+        Operand::VccHi => SRange { first: VCC_LO + 1, len: 1 },
+        Operand::Exec => SRange { first: EXEC_LO, len: mask_len },
+        Operand::ExecLo => SRange { first: EXEC_LO, len: 1 },
+        Operand::ExecHi => SRange { first: EXEC_LO + 1, len: 1 },
+        Operand::M0 => SRange { first: M0, len: 1 },
+        _ => return None,
+    })
+}
+
+/// The registers one instruction reads and writes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Access {
+    /// VGPRs written.
+    pub vdefs: Vec<RegRange>,
+    /// VGPRs read (explicit operands).
+    pub vuses: Vec<RegRange>,
+    /// Scalar registers written (explicit and implicit).
+    pub sdefs: Vec<SRange>,
+    /// Scalar registers read explicitly.
+    pub suses: Vec<SRange>,
+    /// Scalar registers read implicitly (VCC of a branch, EXEC of saveexec, M0 of addtid).
+    pub simplicit: Vec<SRange>,
+    /// Whether a literal is among the sources.
+    pub literal: bool,
+}
+
+impl Access {
+    pub(crate) fn writes_exec(&self) -> bool {
+        self.sdefs.iter().any(|r| r.is_exec())
+    }
+}
+
+/// Operand slot roles of a shape: (defs, uses) as operand indices.
+fn roles(shape: Shape, family: Family) -> (&'static [usize], &'static [usize]) {
+    match shape {
+        Shape::Sop1 { .. } => (&[0], &[1]),
+        Shape::Sop1Dst { .. } => (&[0], &[]),
+        Shape::Sop1Src { .. } => (&[], &[0]),
+        Shape::Sop2 { .. } => (&[0], &[1, 2]),
+        Shape::Sopk => (&[0], &[0]),
+        Shape::SopkCmp | Shape::SopkWaitcnt => (&[], &[0]),
+        Shape::Sopc { .. } => (&[], &[0, 1]),
+        Shape::Sopp(_) | Shape::SmemNone | Shape::Vop1None | Shape::CacheCtl => (&[], &[]),
+        Shape::SmemLoad { .. } => (&[0], &[1, 2]),
+        Shape::SmemDst { .. } => (&[0], &[]),
+        Shape::Vop1 { .. } | Shape::Vop1Sdst => (&[0], &[1]),
+        Shape::Vop2 { .. } | Shape::Vop3 { .. } | Shape::Vopc { .. } => (&[0], &[1, 2]),
+        Shape::Vop2Tied => (&[0], &[0, 1, 2]),
+        Shape::Vop2Cndmask => (&[0], &[1, 2, 3]),
+        Shape::Vop2CarryOut => (&[0, 1], &[2, 3]),
+        Shape::Vop2CarryInOut | Shape::Vop3bMad => (&[0, 1], &[2, 3, 4]),
+        Shape::VopcX { .. } => match family {
+            Family::Gfx9 => (&[0], &[1, 2]),
+            Family::Gfx11 => (&[], &[0, 1]),
+        },
+        Shape::Vop3Three { .. } => (&[0], &[1, 2, 3]),
+        Shape::Readlane => (&[0], &[1, 2]),
+        Shape::Writelane => (&[0], &[1, 2]),
+        Shape::Permlane => (&[0], &[0, 1, 2, 3]),
+        Shape::DsLoad { .. } | Shape::DsLoad2 { .. } | Shape::DsSwizzle => (&[0], &[1]),
+        Shape::DsStore { .. } | Shape::DsAtomic { .. } => (&[], &[0, 1]),
+        Shape::DsAtomicRtn { .. } => (&[0], &[1, 2]),
+        Shape::DsCmpstRtn => (&[0], &[1, 2, 3]),
+        Shape::DsAddtid => (&[0], &[]),
+        Shape::FlatLoad { .. } => (&[0], &[1]),
+        Shape::FlatStore { .. } => (&[], &[0, 1]),
+        Shape::GlobalLoad { .. } => (&[0], &[1, 2]),
+        Shape::GlobalStore { .. } => (&[], &[0, 1, 2]),
+        Shape::GlobalAtomic { .. } | Shape::GlobalAtomicCas { .. } => (&[0], &[1, 2, 3]),
+    }
+}
+
+/// The registers `inst` reads and writes in a wave of `lanes` lanes.
+pub(crate) fn access(inst: &Inst, sem: Sem, family: Family, lanes: u32) -> Access {
+    let mut a = Access::default();
+    let (defs, uses) = roles(inst.op.info().shape, family);
+    for &i in defs {
+        match inst.operands[i] {
+            Operand::Vgpr(r) => a.vdefs.push(r),
+            op => a.sdefs.extend(srange(op, lanes)),
+        }
+    }
+    for &i in uses {
+        match inst.operands[i] {
+            Operand::Vgpr(r) => a.vuses.push(r),
+            Operand::Literal(_) => a.literal = true,
+            op => a.suses.extend(srange(op, lanes)),
+        }
+    }
+    let exec = SRange { first: EXEC_LO, len: if lanes == 64 { 2 } else { 1 } };
+    let vcc = SRange { first: VCC_LO, len: if lanes == 64 { 2 } else { 1 } };
+    match sem {
+        Sem::SSaveexec(_) => {
+            a.sdefs.push(exec);
+            a.simplicit.push(exec);
+        }
+        Sem::VCmpx(..) => a.sdefs.push(exec),
+        Sem::SBranch(super::ops::Cond::Vccz | super::ops::Cond::Vccnz) => a.simplicit.push(vcc),
+        Sem::SBranch(super::ops::Cond::Execz | super::ops::Cond::Execnz) => a.simplicit.push(exec),
+        Sem::DsAddtid => a.simplicit.push(SRange { first: M0, len: 1 }),
+        _ => {}
+    }
+    a
+}

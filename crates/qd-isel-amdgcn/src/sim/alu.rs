@@ -1,0 +1,321 @@
+//! Per-lane arithmetic of the vector ALU, as pure functions of the source bits.
+//!
+//! Floating point follows the kernel's default mode as LLVM sets it for compute kernels: IEEE mode
+//! on, denormals kept (FLOAT_DENORM_MODE 3), round to nearest even, DX10 clamp. NaN results: an
+//! input NaN propagates quieted (the first NaN source wins), a NaN created by the operation is the
+//! canonical 0x7FC00000 / 0x7FF8000000000000. `v_min/max_f32/f64` follow the ISA pseudocode for
+//! IEEE mode (signalling NaN → quieted NaN, quiet NaN → the other operand, −0 < +0).
+//! Transcendentals (`v_rcp/sqrt/rsq/exp/log_f32`) return the correctly rounded value; the
+//! hardware is accurate to about 1 ULP, so bit-exact comparisons against hardware must allow that.
+//! Float → integer conversions saturate and map NaN to 0, as the hardware does.
+
+use super::ops::{CmpTy, Rel, VBin, VTer, VUn};
+
+pub(crate) const QNAN32: u32 = 0x7FC0_0000;
+pub(crate) const QNAN64: u64 = 0x7FF8_0000_0000_0000;
+
+fn f(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+fn d(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+fn is_nan32(x: u32) -> bool {
+    f32::from_bits(x).is_nan()
+}
+
+fn is_nan64(x: u64) -> bool {
+    f64::from_bits(x).is_nan()
+}
+
+fn is_snan32(x: u32) -> bool {
+    is_nan32(x) && x & 0x0040_0000 == 0
+}
+
+fn is_snan64(x: u64) -> bool {
+    is_nan64(x) && x & 0x0008_0000_0000_0000 == 0
+}
+
+/// The f32 result of an operation on f32 sources (NaN rules of the module doc).
+pub(crate) fn fop32(srcs: &[u32], r: impl FnOnce() -> f32) -> u64 {
+    if let Some(&n) = srcs.iter().find(|&&s| is_nan32(s)) {
+        return u64::from(n | 0x0040_0000);
+    }
+    let r = r();
+    u64::from(if r.is_nan() { QNAN32 } else { r.to_bits() })
+}
+
+/// The f64 result of an operation on f64 sources.
+pub(crate) fn fop64(srcs: &[u64], r: impl FnOnce() -> f64) -> u64 {
+    if let Some(&n) = srcs.iter().find(|&&s| is_nan64(s)) {
+        return n | 0x0008_0000_0000_0000;
+    }
+    let r = r();
+    if r.is_nan() {
+        QNAN64
+    } else {
+        r.to_bits()
+    }
+}
+
+fn min_max32(a: u32, b: u32, max: bool) -> u32 {
+    if is_snan32(a) {
+        return a | 0x0040_0000;
+    }
+    if is_snan32(b) {
+        return b | 0x0040_0000;
+    }
+    if is_nan32(a) {
+        return b;
+    }
+    if is_nan32(b) {
+        return a;
+    }
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    if x == y {
+        // ±0: min prefers −0, max prefers +0.
+        let a_neg = a >> 31 == 1;
+        return if a_neg != max { a } else { b };
+    }
+    if (x < y) != max {
+        a
+    } else {
+        b
+    }
+}
+
+fn min_max64(a: u64, b: u64, max: bool) -> u64 {
+    if is_snan64(a) {
+        return a | 0x0008_0000_0000_0000;
+    }
+    if is_snan64(b) {
+        return b | 0x0008_0000_0000_0000;
+    }
+    if is_nan64(a) {
+        return b;
+    }
+    if is_nan64(b) {
+        return a;
+    }
+    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+    if x == y {
+        let a_neg = a >> 63 == 1;
+        return if a_neg != max { a } else { b };
+    }
+    if (x < y) != max {
+        a
+    } else {
+        b
+    }
+}
+
+fn f64_to_f32_bits(x: u64) -> u32 {
+    if is_nan64(x) {
+        let sign = (x >> 63) as u32;
+        return sign << 31 | QNAN32 | ((x >> 29) as u32 & 0x003F_FFFF);
+    }
+    (f64::from_bits(x) as f32).to_bits()
+}
+
+fn f32_to_f64_bits(x: u32) -> u64 {
+    if is_nan32(x) {
+        let sign = u64::from(x >> 31);
+        return sign << 63 | QNAN64 | (u64::from(x & 0x003F_FFFF) << 29);
+    }
+    f64::from(f32::from_bits(x)).to_bits()
+}
+
+fn sext24(x: u64) -> i64 {
+    i64::from(((x as u32) << 8) as i32 >> 8)
+}
+
+fn clz32(x: u32) -> u32 {
+    if x == 0 {
+        u32::MAX
+    } else {
+        x.leading_zeros()
+    }
+}
+
+/// One-source VALU operations.
+pub(crate) fn un(op: VUn, a: u64) -> u64 {
+    let a32 = a as u32;
+    match op {
+        VUn::Mov | VUn::MovB64 => a,
+        VUn::Not => u64::from(!a32),
+        VUn::Bfrev => u64::from(a32.reverse_bits()),
+        VUn::FfbhU => u64::from(clz32(a32)),
+        VUn::FfblB => u64::from(if a32 == 0 { u32::MAX } else { a32.trailing_zeros() }),
+        VUn::FfbhI => {
+            let s = a32 as i32;
+            u64::from(if s == 0 || s == -1 { u32::MAX } else { clz32(a32 ^ (s >> 31) as u32) })
+        }
+        VUn::CvtF32I32 => u64::from((a32 as i32 as f32).to_bits()),
+        VUn::CvtF32U32 => u64::from((a32 as f32).to_bits()),
+        VUn::CvtU32F32 => u64::from(f(a) as u32),
+        VUn::CvtI32F32 => u64::from(f(a) as i32 as u32),
+        VUn::CvtF64I32 => f64::from(a32 as i32).to_bits(),
+        VUn::CvtF64U32 => f64::from(a32).to_bits(),
+        VUn::CvtI32F64 => u64::from(d(a) as i32 as u32),
+        VUn::CvtU32F64 => u64::from(d(a) as u32),
+        VUn::CvtF32F64 => u64::from(f64_to_f32_bits(a)),
+        VUn::CvtF64F32 => f32_to_f64_bits(a32),
+        VUn::Rcp => fop32(&[a32], || 1.0 / f(a)),
+        VUn::Sqrt => fop32(&[a32], || f(a).sqrt()),
+        VUn::Rsq => fop32(&[a32], || (1.0 / f64::from(f(a)).sqrt()) as f32),
+        VUn::Exp => fop32(&[a32], || f64::from(f(a)).exp2() as f32),
+        VUn::Log => fop32(&[a32], || f64::from(f(a)).log2() as f32),
+        VUn::Trunc => fop32(&[a32], || f(a).trunc()),
+        VUn::Floor => fop32(&[a32], || f(a).floor()),
+    }
+}
+
+/// Two-source VALU operations (`lane` for `v_mbcnt`).
+pub(crate) fn bin(op: VBin, a: u64, b: u64, lane: u32) -> u64 {
+    let (a32, b32) = (a as u32, b as u32);
+    match op {
+        VBin::AddF32 => fop32(&[a32, b32], || f(a) + f(b)),
+        VBin::SubF32 => fop32(&[a32, b32], || f(a) - f(b)),
+        VBin::SubrevF32 => fop32(&[b32, a32], || f(b) - f(a)),
+        VBin::MulF32 => fop32(&[a32, b32], || f(a) * f(b)),
+        VBin::MulI32I24 => u64::from((sext24(a) * sext24(b)) as u32),
+        VBin::MulU32U24 => u64::from(((a & 0xFF_FFFF) * (b & 0xFF_FFFF)) as u32),
+        VBin::MulHiU32U24 => ((a & 0xFF_FFFF) * (b & 0xFF_FFFF)) >> 32,
+        VBin::MinF32 => u64::from(min_max32(a32, b32, false)),
+        VBin::MaxF32 => u64::from(min_max32(a32, b32, true)),
+        VBin::MinI32 => u64::from((a32 as i32).min(b32 as i32) as u32),
+        VBin::MaxI32 => u64::from((a32 as i32).max(b32 as i32) as u32),
+        VBin::MinU32 => u64::from(a32.min(b32)),
+        VBin::MaxU32 => u64::from(a32.max(b32)),
+        VBin::Lshrrev => u64::from(b32 >> (a32 & 31)),
+        VBin::Ashrrev => u64::from(((b32 as i32) >> (a32 & 31)) as u32),
+        VBin::Lshlrev => u64::from(b32 << (a32 & 31)),
+        VBin::And => u64::from(a32 & b32),
+        VBin::Or => u64::from(a32 | b32),
+        VBin::Xor => u64::from(a32 ^ b32),
+        VBin::AddU32 => u64::from(a32.wrapping_add(b32)),
+        VBin::SubU32 => u64::from(a32.wrapping_sub(b32)),
+        VBin::SubrevU32 => u64::from(b32.wrapping_sub(a32)),
+        VBin::MulLoU32 => u64::from(a32.wrapping_mul(b32)),
+        VBin::MulHiU32 => (u64::from(a32) * u64::from(b32)) >> 32,
+        VBin::MulHiI32 => u64::from(((i64::from(a32 as i32) * i64::from(b32 as i32)) >> 32) as u32),
+        VBin::Lshlrev64 => b << (a32 & 63),
+        VBin::Lshrrev64 => b >> (a32 & 63),
+        VBin::Ashrrev64 => ((b as i64) >> (a32 & 63)) as u64,
+        VBin::Bcnt => u64::from(a32.count_ones().wrapping_add(b32)),
+        VBin::MbcntLo => {
+            let mask = if lane >= 32 { u32::MAX } else { (1u32 << lane) - 1 };
+            u64::from((a32 & mask).count_ones().wrapping_add(b32))
+        }
+        VBin::MbcntHi => {
+            let mask = if lane < 32 { 0 } else { ((1u64 << (lane - 32)) - 1) as u32 };
+            u64::from((a32 & mask).count_ones().wrapping_add(b32))
+        }
+        VBin::AddF64 => fop64(&[a, b], || d(a) + d(b)),
+        VBin::MulF64 => fop64(&[a, b], || d(a) * d(b)),
+        VBin::MinF64 => min_max64(a, b, false),
+        VBin::MaxF64 => min_max64(a, b, true),
+    }
+}
+
+/// Three-source VALU operations (for `v_fmac_f32` the third source is the old destination).
+pub(crate) fn ter(op: VTer, a: u64, b: u64, c: u64) -> u64 {
+    let (a32, b32, c32) = (a as u32, b as u32, c as u32);
+    match op {
+        VTer::FmacF32 | VTer::FmaF32 => fop32(&[a32, b32, c32], || f(a).mul_add(f(b), f(c))),
+        VTer::FmaF64 => fop64(&[a, b, c], || d(a).mul_add(d(b), d(c))),
+        VTer::MadU32U24 => u64::from((((a & 0xFF_FFFF) * (b & 0xFF_FFFF)) as u32).wrapping_add(c32)),
+        VTer::BfeU32 => {
+            let (off, w) = (b32 & 31, c32 & 31);
+            u64::from(if w == 0 { 0 } else { (a32 >> off) & ((1u32 << w) - 1) })
+        }
+        VTer::BfeI32 => {
+            let (off, w) = (b32 & 31, c32 & 31);
+            if w == 0 {
+                0
+            } else {
+                let field = (((a32 as i32) >> off) as u32) & ((1u32 << w) - 1);
+                u64::from(((field << (32 - w)) as i32 >> (32 - w)) as u32)
+            }
+        }
+        VTer::BfiB32 => u64::from((a32 & b32) | (!a32 & c32)),
+        VTer::Alignbit => ((u64::from(a32) << 32 | u64::from(b32)) >> (c32 & 31)) & 0xFFFF_FFFF,
+        VTer::LshlAddU32 => u64::from((a32 << (b32 & 31)).wrapping_add(c32)),
+        VTer::AddLshlU32 => u64::from(a32.wrapping_add(b32) << (c32 & 31)),
+        VTer::Add3U32 => u64::from(a32.wrapping_add(b32).wrapping_add(c32)),
+        VTer::LshlAddU64 => (a << (b32 & 7)).wrapping_add(c),
+    }
+}
+
+/// A comparison of two lanes' sources.
+pub(crate) fn cmp(rel: Rel, ty: CmpTy, a: u64, b: u64) -> bool {
+    use std::cmp::Ordering;
+    let ord: Option<Ordering> = match ty {
+        CmpTy::I32 => Some((a as u32 as i32).cmp(&(b as u32 as i32))),
+        CmpTy::U32 => Some((a as u32).cmp(&(b as u32))),
+        CmpTy::I64 => Some((a as i64).cmp(&(b as i64))),
+        CmpTy::U64 => Some(a.cmp(&b)),
+        CmpTy::F32 => f(a).partial_cmp(&f(b)),
+        CmpTy::F64 => d(a).partial_cmp(&d(b)),
+    };
+    match (rel, ord) {
+        (Rel::Eq, o) => o == Some(Ordering::Equal),
+        (Rel::Ne, o) => o != Some(Ordering::Equal),
+        (Rel::Lt, o) => o == Some(Ordering::Less),
+        (Rel::Le, o) => matches!(o, Some(Ordering::Less | Ordering::Equal)),
+        (Rel::Gt, o) => o == Some(Ordering::Greater),
+        (Rel::Ge, o) => matches!(o, Some(Ordering::Greater | Ordering::Equal)),
+        (Rel::O, o) => o.is_some(),
+        (Rel::U, o) => o.is_none(),
+        (Rel::Lg, o) => matches!(o, Some(Ordering::Less | Ordering::Greater)),
+        (Rel::Neq, o) => o != Some(Ordering::Equal),
+    }
+}
+
+/// DX10 clamp of an f32 result to [0, 1] (NaN → 0).
+pub(crate) fn clamp32(x: u64) -> u64 {
+    let v = f(x);
+    if v.is_nan() || v < 0.0 {
+        0
+    } else if v >= 1.0 {
+        u64::from(1.0f32.to_bits())
+    } else {
+        x & 0xFFFF_FFFF
+    }
+}
+
+/// DX10 clamp of an f64 result to [0, 1] (NaN → 0).
+pub(crate) fn clamp64(x: u64) -> u64 {
+    let v = d(x);
+    if v.is_nan() || v < 0.0 {
+        0
+    } else if v >= 1.0 {
+        1.0f64.to_bits()
+    } else {
+        x
+    }
+}
+
+/// The output modifier (1 ×2, 2 ×4, 3 ÷2) on an f32 result.
+pub(crate) fn omod32(x: u64, omod: u8) -> u64 {
+    let k = match omod {
+        1 => 2.0,
+        2 => 4.0,
+        3 => 0.5,
+        _ => return x,
+    };
+    fop32(&[x as u32], || f(x) * k)
+}
+
+/// The output modifier on an f64 result.
+pub(crate) fn omod64(x: u64, omod: u8) -> u64 {
+    let k = match omod {
+        1 => 2.0,
+        2 => 4.0,
+        3 => 0.5,
+        _ => return x,
+    };
+    fop64(&[x], || d(x) * k)
+}
