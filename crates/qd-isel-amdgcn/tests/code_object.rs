@@ -12,7 +12,7 @@ use qd_isel_amdgcn::code_object::{
     metadata, read_code_object, write_code_object, ArgKind, CodeObjectConfig, CodeObjectError, FeatureSetting,
     KernelArg, KernelCode, KernelDescriptor, KernelResources, UserSgprs,
 };
-use qd_isel_amdgcn::{Arch, Target, WaveSize};
+use qd_isel_amdgcn::{Arch, Family, Target, WaveSize};
 
 fn hex(s: &str) -> Vec<u8> {
     let s: String = s.split_whitespace().collect();
@@ -326,6 +326,20 @@ fn write_then_read_every_target() {
                 assert_eq!(meta, &metadata::kernel_map(&cfg, want));
             }
             check_elf_layout(&bytes, &cfg);
+            // GFX11 code ends like LLVM's: s_code_end to a 128-byte boundary, then 96 more.
+            let last = obj.kernels.last().unwrap();
+            let text_off = (last.code_vaddr - 0x1000) as usize; // .text is one page above its offset
+            let end = text_off + last.code.len();
+            let trailer: Vec<u32> = bytes[end..]
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+                .take_while(|&w| w == 0xBF9F_0000)
+                .collect();
+            let want = match target.family() {
+                Family::Gfx9 => 0,
+                Family::Gfx11 => (end.div_ceil(128) * 128 - end) / 4 + 96,
+            };
+            assert_eq!(trailer.len(), want, "{target}");
         }
     }
 }

@@ -234,6 +234,8 @@ fn objdump_disassembles_text_without_unknowns() {
         assert_eq!(endpgm, kernels.iter().map(|k| k.code.len() / 60).sum::<usize>(), "{out}");
         let perm = out.matches("v_permlane64_b32 v1, v1").count();
         assert_eq!(perm > 0, target.family() == Family::Gfx11);
+        let code_end = out.lines().filter(|l| l.trim_start().starts_with("s_code_end")).count();
+        assert_eq!(code_end >= 96, target.family() == Family::Gfx11, "{out}");
     }
 }
 

@@ -10,7 +10,7 @@
 //! | `.note` (NT_AMDGPU_METADATA) | 4 | LOAD R, NOTE |
 //! | `.dynsym`, `.hash`, `.dynstr` | 8, 4, 1 | LOAD R |
 //! | `.rodata`: one 64-byte descriptor per kernel | 64 | LOAD R |
-//! | `.text`: each kernel 256-byte aligned, gaps filled with `s_nop 0` | 256 | LOAD RX |
+//! | `.text`: each kernel 256-byte aligned, gaps filled with `s_nop 0`; on GFX11 then `s_code_end` to a 128-byte boundary and 96 more, as LLVM ends code | 256 | LOAD RX |
 //! | `.dynamic` | 8 | LOAD RW, DYNAMIC |
 //! | `.symtab`, `.shstrtab`, `.strtab`, section headers | | (not loaded) |
 //!
@@ -25,6 +25,7 @@ use super::metadata;
 use super::msgpack;
 use super::{CodeObjectConfig, CodeObjectError, KernelCode, KernelDescriptor};
 use super::{ELFABIVERSION_AMDGPU_HSA_V5, ELFOSABI_AMDGPU_HSA};
+use crate::target::Family;
 
 const PAGE: u64 = 0x1000;
 const TEXT_ALIGN: u64 = 256;
@@ -32,6 +33,11 @@ const KD_SIZE: u64 = 64;
 const PHNUM: u32 = 7;
 /// `s_nop 0` (the same word on GFX9 and GFX11): fills the gaps between kernels.
 const S_NOP_0: [u8; 4] = 0xBF80_0000u32.to_le_bytes();
+/// GFX11 `s_code_end`: LLVM ends GFX10+ code with these (aligned to 128 bytes, then 96 more) so
+/// that instruction prefetch past the last kernel never leaves the code.
+const S_CODE_END: [u8; 4] = 0xBF9F_0000u32.to_le_bytes();
+const CODE_END_ALIGN: u64 = 128;
+const CODE_END_WORDS: u64 = 96;
 
 fn invalid(k: &KernelCode, reason: impl Into<String>) -> CodeObjectError {
     CodeObjectError::InvalidKernel { kernel: k.name.clone(), reason: reason.into() }
@@ -166,6 +172,10 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
         code_offsets.push(at);
         text_size = at + k.code.len() as u64;
     }
+    let code_end = text_size;
+    if cfg.target.family() == Family::Gfx11 {
+        text_size = align(text_size, CODE_END_ALIGN) + 4 * CODE_END_WORDS;
+    }
     let text_off = w.reserve(text_size, TEXT_ALIGN);
     let text_end = w.reserved_len();
     let dynamic_delta = text_delta + if text_end % PAGE != 0 { PAGE } else { 0 };
@@ -271,6 +281,9 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
             w.write(&S_NOP_0);
         }
         w.write(&k.code);
+    }
+    for _ in (code_end..l.text_size).step_by(4) {
+        w.write(&S_CODE_END);
     }
 
     w.write_align_dynamic();
