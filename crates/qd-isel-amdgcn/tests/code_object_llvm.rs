@@ -181,6 +181,19 @@ fn objdump_decodes_descriptors_back_to_the_resources() {
             let v = |key: &str| amdhsa_value(b, key).unwrap_or_else(|| panic!("{key} missing:\n{b}"));
             let r = &k.resources;
             let kd = KernelDescriptor::from_config(&cfg, r);
+            // Our printer says exactly what llvm-objdump says, line for line.
+            let ours = kd.to_asm(target.arch, &k.name);
+            let theirs: Vec<&str> = b
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with(".amdhsa_") && !l.starts_with(".amdhsa_kernel"))
+                .collect();
+            let ours_lines: Vec<&str> = ours
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with(".amdhsa_") && !l.starts_with(".amdhsa_kernel"))
+                .collect();
+            assert_eq!(ours_lines, theirs, "{target} {}", k.name);
             assert_eq!(v(".amdhsa_next_free_vgpr"), u64::from(kd.allocated_vgprs(target)));
             assert!(v(".amdhsa_next_free_vgpr") >= u64::from(r.next_free_vgpr));
             assert_eq!(v(".amdhsa_next_free_sgpr"), 8 * (u64::from(kd.granulated_wavefront_sgpr_count) + 1));
@@ -517,6 +530,91 @@ fn lld_descriptors_match_ours_across_resources_and_targets() {
             assert_eq!(k.code, ref_code(cfg.target.arch));
             assert_eq!(k.code_vaddr % 256, 0);
             assert_eq!(k.wave, cfg.target.wave);
+        }
+    }
+}
+
+/// Random descriptors (reserved bits clear) patched into an object print the same through
+/// `KernelDescriptor::to_asm` as through llvm-objdump.
+#[test]
+fn objdump_and_our_printer_agree_on_random_descriptors() {
+    if !tools_present("objdump_and_our_printer_agree_on_random_descriptors", &[OBJDUMP]) {
+        return;
+    }
+    let dir = scratch_dir("kd-random");
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for target in targets() {
+        let cfg = CodeObjectConfig::new(target);
+        let kernels: Vec<KernelCode> = (0..16).map(|i| ref_kernel(target.arch, &format!("r{i}"))).collect();
+        let mut bytes = write_code_object(&cfg, &kernels).unwrap();
+        let obj = read_code_object(&bytes).unwrap();
+        let mut want = Vec::new();
+        for (i, k) in obj.kernels.iter().enumerate() {
+            let mut raw = [0u8; 64];
+            for chunk in raw.chunks_mut(8) {
+                chunk.copy_from_slice(&next().to_le_bytes());
+            }
+            let mut kd = KernelDescriptor::decode(&raw);
+            kd.reserved = Default::default();
+            kd.kernel_code_entry_byte_offset = k.descriptor.kernel_code_entry_byte_offset;
+            kd.granulated_lds_size = 0;
+            kd.enable_trap_handler = false;
+            kd.enable_exception_address_watch = false;
+            kd.enable_exception_memory = false;
+            kd.priority = 0;
+            kd.privileged = false;
+            kd.debug_mode = false;
+            kd.bulky = false;
+            kd.cdbg_user = false;
+            kd.kernarg_preload_length = 0;
+            kd.kernarg_preload_offset = 0;
+            kd.compute_pgm_rsrc3 &= match target.family() {
+                Family::Gfx9 => 0x1003f,
+                Family::Gfx11 => 0xf,
+            };
+            if target.family() == Family::Gfx9 {
+                kd.granulated_wavefront_sgpr_count %= 14;
+                kd.enable_wavefront_size32 = false;
+                kd.wgp_mode = false;
+                kd.mem_ordered = false;
+                kd.fwd_progress = false;
+            } else {
+                kd.granulated_wavefront_sgpr_count = 0;
+                kd.enable_wavefront_size32 = target.wave == WaveSize::W32;
+                if kd.enable_wavefront_size32 {
+                    kd.compute_pgm_rsrc3 = 0;
+                }
+            }
+            if target.arch != Arch::Gfx90a {
+                kd.enable_sgpr_private_segment_buffer = false;
+                kd.enable_sgpr_flat_scratch_init = false;
+            }
+            // The R segment maps file offset = vaddr; descriptors are consecutive.
+            let at = (k.code_vaddr as i64 - k.descriptor.kernel_code_entry_byte_offset) as usize;
+            if i > 0 {
+                let first = &obj.kernels[0];
+                let first_at = first.code_vaddr as i64 - first.descriptor.kernel_code_entry_byte_offset;
+                assert_eq!(at, first_at as usize + 64 * i, "descriptor placement");
+            }
+            bytes[at..at + 64].copy_from_slice(&kd.encode());
+            want.push((k.name.clone(), kd));
+        }
+        let file = format!("{}-{}.co", target.arch, target.wave.lanes());
+        std::fs::write(dir.join(&file), &bytes).unwrap();
+        let out = run(OBJDUMP, &["-D", "-j", ".rodata", &format!("--mcpu={}", target.arch), &file], &dir);
+        for (name, kd) in want {
+            let b = kd_block(&out, &name);
+            let directive = |l: &&str| l.starts_with(".amdhsa_") && !l.starts_with(".amdhsa_kernel");
+            let theirs: Vec<&str> = b.lines().map(str::trim).filter(directive).collect();
+            let ours = kd.to_asm(target.arch, &name);
+            let ours: Vec<&str> = ours.lines().map(str::trim).filter(directive).collect();
+            assert_eq!(ours, theirs, "{target} {name} {kd:?}\n{b}");
         }
     }
 }

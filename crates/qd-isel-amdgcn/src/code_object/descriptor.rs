@@ -38,7 +38,7 @@ pub struct KernelDescriptor {
     /// RSRC1[19:18] FLOAT_DENORM_MODE_16_64.
     pub float_denorm_mode_16_64: u8,
     /// RSRC1[20] PRIV.
-    pub priv_: bool,
+    pub privileged: bool,
     /// RSRC1[21] ENABLE_DX10_CLAMP.
     pub enable_dx10_clamp: bool,
     /// RSRC1[22] DEBUG_MODE.
@@ -260,7 +260,7 @@ impl KernelDescriptor {
             float_round_mode_16_64: field(r1, 14, 2) as u8,
             float_denorm_mode_32: field(r1, 16, 2) as u8,
             float_denorm_mode_16_64: field(r1, 18, 2) as u8,
-            priv_: bit(r1, 20),
+            privileged: bit(r1, 20),
             enable_dx10_clamp: bit(r1, 21),
             debug_mode: bit(r1, 22),
             enable_ieee_mode: bit(r1, 23),
@@ -304,7 +304,7 @@ impl KernelDescriptor {
             | put(self.float_round_mode_16_64.into(), 14, 2)
             | put(self.float_denorm_mode_32.into(), 16, 2)
             | put(self.float_denorm_mode_16_64.into(), 18, 2)
-            | put(self.priv_.into(), 20, 1)
+            | put(self.privileged.into(), 20, 1)
             | put(self.enable_dx10_clamp.into(), 21, 1)
             | put(self.debug_mode.into(), 22, 1)
             | put(self.enable_ieee_mode.into(), 23, 1)
@@ -409,6 +409,107 @@ impl KernelDescriptor {
             Family::Gfx9 => (u32::from(self.granulated_wavefront_sgpr_count) + 1) * 8,
             Family::Gfx11 => 0,
         }
+    }
+
+    /// The `.amdhsa_*` directives that describe this descriptor on `arch`, in the order and with
+    /// the values `llvm-objdump-19 -D` prints for a `.kd` symbol (VGPR/SGPR counts as allocated
+    /// granules; `reserve_*` as 0). Kernarg preload appears only when non-zero (objdump 19 never
+    /// prints it). Reserved bits are not shown.
+    pub fn directives(&self, arch: Arch) -> Vec<(&'static str, u64)> {
+        let gfx9 = arch.family() == Family::Gfx9;
+        let target = Target { arch, wave: self.wave_size(arch) };
+        let mut d: Vec<(&'static str, u64)> = vec![
+            ("group_segment_fixed_size", self.group_segment_fixed_size.into()),
+            ("private_segment_fixed_size", self.private_segment_fixed_size.into()),
+            ("kernarg_size", self.kernarg_size.into()),
+        ];
+        if gfx9 {
+            d.push(("accum_offset", self.accum_offset().into()));
+            d.push(("tg_split", self.tg_split().into()));
+        } else if target.wave == WaveSize::W64 {
+            // Shared VGPRs exist only in wave64.
+            d.push(("shared_vgpr_count", self.shared_vgpr_count().into()));
+        }
+        d.push(("next_free_vgpr", self.allocated_vgprs(target).into()));
+        d.push(("reserve_vcc", 0));
+        if arch == Arch::Gfx90a {
+            d.push(("reserve_flat_scratch", 0));
+        }
+        d.push(("reserve_xnack_mask", 0));
+        d.push(("next_free_sgpr", ((u32::from(self.granulated_wavefront_sgpr_count) + 1) * 8).into()));
+        d.extend([
+            ("float_round_mode_32", self.float_round_mode_32.into()),
+            ("float_round_mode_16_64", self.float_round_mode_16_64.into()),
+            ("float_denorm_mode_32", self.float_denorm_mode_32.into()),
+            ("float_denorm_mode_16_64", self.float_denorm_mode_16_64.into()),
+            ("dx10_clamp", self.enable_dx10_clamp.into()),
+            ("ieee_mode", self.enable_ieee_mode.into()),
+            ("fp16_overflow", self.fp16_ovfl.into()),
+        ]);
+        if !gfx9 {
+            d.push(("workgroup_processor_mode", self.wgp_mode.into()));
+            d.push(("memory_ordered", self.mem_ordered.into()));
+            d.push(("forward_progress", self.fwd_progress.into()));
+        }
+        let private = if arch == Arch::Gfx90a {
+            "system_sgpr_private_segment_wavefront_offset"
+        } else {
+            "enable_private_segment"
+        };
+        let [x, y, z] = self.enable_sgpr_workgroup_id;
+        d.extend([
+            (private, self.enable_private_segment.into()),
+            ("system_sgpr_workgroup_id_x", x.into()),
+            ("system_sgpr_workgroup_id_y", y.into()),
+            ("system_sgpr_workgroup_id_z", z.into()),
+            ("system_sgpr_workgroup_info", self.enable_sgpr_workgroup_info.into()),
+            ("system_vgpr_workitem_id", self.enable_vgpr_workitem_id.into()),
+        ]);
+        const EXCEPTIONS: [&str; 7] = [
+            "exception_fp_ieee_invalid_op",
+            "exception_fp_denorm_src",
+            "exception_fp_ieee_div_zero",
+            "exception_fp_ieee_overflow",
+            "exception_fp_ieee_underflow",
+            "exception_fp_ieee_inexact",
+            "exception_int_div_zero",
+        ];
+        for (i, name) in EXCEPTIONS.into_iter().enumerate() {
+            d.push((name, u64::from((self.enable_exceptions >> i) & 1)));
+        }
+        if arch == Arch::Gfx90a {
+            d.push(("user_sgpr_private_segment_buffer", self.enable_sgpr_private_segment_buffer.into()));
+        }
+        d.extend([
+            ("user_sgpr_dispatch_ptr", self.enable_sgpr_dispatch_ptr.into()),
+            ("user_sgpr_queue_ptr", self.enable_sgpr_queue_ptr.into()),
+            ("user_sgpr_kernarg_segment_ptr", self.enable_sgpr_kernarg_segment_ptr.into()),
+            ("user_sgpr_dispatch_id", self.enable_sgpr_dispatch_id.into()),
+        ]);
+        if arch == Arch::Gfx90a {
+            d.push(("user_sgpr_flat_scratch_init", self.enable_sgpr_flat_scratch_init.into()));
+        }
+        if self.kernarg_preload_length != 0 || self.kernarg_preload_offset != 0 {
+            d.push(("user_sgpr_kernarg_preload_length", self.kernarg_preload_length.into()));
+            d.push(("user_sgpr_kernarg_preload_offset", self.kernarg_preload_offset.into()));
+        }
+        d.push(("user_sgpr_private_segment_size", self.enable_sgpr_private_segment_size.into()));
+        if !gfx9 {
+            d.push(("wavefront_size32", self.enable_wavefront_size32.into()));
+        }
+        d.push(("uses_dynamic_stack", self.uses_dynamic_stack.into()));
+        d
+    }
+
+    /// The `.amdhsa_kernel <name>` … `.end_amdhsa_kernel` block for [`Self::directives`], one
+    /// tab-indented directive per line (what `qdc disasm` prints for a descriptor).
+    pub fn to_asm(&self, arch: Arch, name: &str) -> String {
+        let mut s = format!(".amdhsa_kernel {name}\n");
+        for (key, value) in self.directives(arch) {
+            s.push_str(&format!("\t.amdhsa_{key} {value}\n"));
+        }
+        s.push_str(".end_amdhsa_kernel\n");
+        s
     }
 
     /// The descriptor for a kernel with these resources, with the assembler's defaults for
