@@ -23,88 +23,88 @@ pub struct KernelDescriptor {
     pub compute_pgm_rsrc3: u32,
 
     // --- COMPUTE_PGM_RSRC1 (bytes 48–51) ---
-    /// RSRC1[5:0] GRANULATED_WORKITEM_VGPR_COUNT.
+    /// `RSRC1[5:0]` GRANULATED_WORKITEM_VGPR_COUNT.
     pub granulated_workitem_vgpr_count: u8,
-    /// RSRC1[9:6] GRANULATED_WAVEFRONT_SGPR_COUNT (0 on GFX11).
+    /// `RSRC1[9:6]` GRANULATED_WAVEFRONT_SGPR_COUNT (0 on GFX11).
     pub granulated_wavefront_sgpr_count: u8,
-    /// RSRC1[11:10] PRIORITY.
+    /// `RSRC1[11:10]` PRIORITY.
     pub priority: u8,
-    /// RSRC1[13:12] FLOAT_ROUND_MODE_32.
+    /// `RSRC1[13:12]` FLOAT_ROUND_MODE_32.
     pub float_round_mode_32: u8,
-    /// RSRC1[15:14] FLOAT_ROUND_MODE_16_64.
+    /// `RSRC1[15:14]` FLOAT_ROUND_MODE_16_64.
     pub float_round_mode_16_64: u8,
-    /// RSRC1[17:16] FLOAT_DENORM_MODE_32 (0 flush src+dst … 3 none).
+    /// `RSRC1[17:16]` FLOAT_DENORM_MODE_32 (0 flush src+dst … 3 none).
     pub float_denorm_mode_32: u8,
-    /// RSRC1[19:18] FLOAT_DENORM_MODE_16_64.
+    /// `RSRC1[19:18]` FLOAT_DENORM_MODE_16_64.
     pub float_denorm_mode_16_64: u8,
-    /// RSRC1[20] PRIV.
+    /// `RSRC1[20]` PRIV.
     pub privileged: bool,
-    /// RSRC1[21] ENABLE_DX10_CLAMP.
+    /// `RSRC1[21]` ENABLE_DX10_CLAMP.
     pub enable_dx10_clamp: bool,
-    /// RSRC1[22] DEBUG_MODE.
+    /// `RSRC1[22]` DEBUG_MODE.
     pub debug_mode: bool,
-    /// RSRC1[23] ENABLE_IEEE_MODE.
+    /// `RSRC1[23]` ENABLE_IEEE_MODE.
     pub enable_ieee_mode: bool,
-    /// RSRC1[24] BULKY.
+    /// `RSRC1[24]` BULKY.
     pub bulky: bool,
-    /// RSRC1[25] CDBG_USER.
+    /// `RSRC1[25]` CDBG_USER.
     pub cdbg_user: bool,
-    /// RSRC1[26] FP16_OVFL.
+    /// `RSRC1[26]` FP16_OVFL.
     pub fp16_ovfl: bool,
-    /// RSRC1[29] WGP_MODE (GFX10+).
+    /// `RSRC1[29]` WGP_MODE (GFX10+).
     pub wgp_mode: bool,
-    /// RSRC1[30] MEM_ORDERED (GFX10+).
+    /// `RSRC1[30]` MEM_ORDERED (GFX10+).
     pub mem_ordered: bool,
-    /// RSRC1[31] FWD_PROGRESS (GFX10+).
+    /// `RSRC1[31]` FWD_PROGRESS (GFX10+).
     pub fwd_progress: bool,
 
     // --- COMPUTE_PGM_RSRC2 (bytes 52–55) ---
-    /// RSRC2[0] ENABLE_PRIVATE_SEGMENT.
+    /// `RSRC2[0]` ENABLE_PRIVATE_SEGMENT.
     pub enable_private_segment: bool,
-    /// RSRC2[5:1] USER_SGPR_COUNT.
+    /// `RSRC2[5:1]` USER_SGPR_COUNT.
     pub user_sgpr_count: u8,
-    /// RSRC2[6] ENABLE_TRAP_HANDLER.
+    /// `RSRC2[6]` ENABLE_TRAP_HANDLER.
     pub enable_trap_handler: bool,
-    /// RSRC2[9:7] ENABLE_SGPR_WORKGROUP_ID_X/Y/Z.
+    /// `RSRC2[9:7]` ENABLE_SGPR_WORKGROUP_ID_X/Y/Z.
     pub enable_sgpr_workgroup_id: [bool; 3],
-    /// RSRC2[10] ENABLE_SGPR_WORKGROUP_INFO.
+    /// `RSRC2[10]` ENABLE_SGPR_WORKGROUP_INFO.
     pub enable_sgpr_workgroup_info: bool,
-    /// RSRC2[12:11] ENABLE_VGPR_WORKITEM_ID (0 = X, 1 = X,Y, 2 = X,Y,Z).
+    /// `RSRC2[12:11]` ENABLE_VGPR_WORKITEM_ID (0 = X, 1 = X,Y, 2 = X,Y,Z).
     pub enable_vgpr_workitem_id: u8,
-    /// RSRC2[13] ENABLE_EXCEPTION_ADDRESS_WATCH.
+    /// `RSRC2[13]` ENABLE_EXCEPTION_ADDRESS_WATCH.
     pub enable_exception_address_watch: bool,
-    /// RSRC2[14] ENABLE_EXCEPTION_MEMORY.
+    /// `RSRC2[14]` ENABLE_EXCEPTION_MEMORY.
     pub enable_exception_memory: bool,
-    /// RSRC2[23:15] GRANULATED_LDS_SIZE (must be 0).
+    /// `RSRC2[23:15]` GRANULATED_LDS_SIZE (must be 0).
     pub granulated_lds_size: u16,
-    /// RSRC2[30:24] the seven FP/int exception enables (invalid, denorm, div0, overflow,
+    /// `RSRC2[30:24]` the seven FP/int exception enables (invalid, denorm, div0, overflow,
     /// underflow, inexact, int div0), bit 0 = invalid.
     pub enable_exceptions: u8,
 
     // --- KERNEL_CODE_PROPERTIES (bytes 56–57) ---
-    /// KCP[0] ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.
+    /// `KCP[0]` ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.
     pub enable_sgpr_private_segment_buffer: bool,
-    /// KCP[1] ENABLE_SGPR_DISPATCH_PTR.
+    /// `KCP[1]` ENABLE_SGPR_DISPATCH_PTR.
     pub enable_sgpr_dispatch_ptr: bool,
-    /// KCP[2] ENABLE_SGPR_QUEUE_PTR.
+    /// `KCP[2]` ENABLE_SGPR_QUEUE_PTR.
     pub enable_sgpr_queue_ptr: bool,
-    /// KCP[3] ENABLE_SGPR_KERNARG_SEGMENT_PTR.
+    /// `KCP[3]` ENABLE_SGPR_KERNARG_SEGMENT_PTR.
     pub enable_sgpr_kernarg_segment_ptr: bool,
-    /// KCP[4] ENABLE_SGPR_DISPATCH_ID.
+    /// `KCP[4]` ENABLE_SGPR_DISPATCH_ID.
     pub enable_sgpr_dispatch_id: bool,
-    /// KCP[5] ENABLE_SGPR_FLAT_SCRATCH_INIT.
+    /// `KCP[5]` ENABLE_SGPR_FLAT_SCRATCH_INIT.
     pub enable_sgpr_flat_scratch_init: bool,
-    /// KCP[6] ENABLE_SGPR_PRIVATE_SEGMENT_SIZE.
+    /// `KCP[6]` ENABLE_SGPR_PRIVATE_SEGMENT_SIZE.
     pub enable_sgpr_private_segment_size: bool,
-    /// KCP[10] ENABLE_WAVEFRONT_SIZE32 (GFX10+; 0 = wave64).
+    /// `KCP[10]` ENABLE_WAVEFRONT_SIZE32 (GFX10+; 0 = wave64).
     pub enable_wavefront_size32: bool,
-    /// KCP[11] USES_DYNAMIC_STACK.
+    /// `KCP[11]` USES_DYNAMIC_STACK.
     pub uses_dynamic_stack: bool,
 
     // --- KERNARG_PRELOAD (bytes 58–59) ---
-    /// Preloaded kernarg length in dwords (bits [6:0]).
+    /// Preloaded kernarg length in dwords (bits `[6:0]`).
     pub kernarg_preload_length: u8,
-    /// Preloaded kernarg offset in dwords (bits [15:7]).
+    /// Preloaded kernarg offset in dwords (bits `[15:7]`).
     pub kernarg_preload_offset: u16,
 
     /// Reserved bytes and bits, kept so that decode/encode is exact.
@@ -120,11 +120,11 @@ pub struct ReservedBits {
     pub bytes_24: [u8; 20],
     /// Bytes 60–63.
     pub bytes_60: [u8; 4],
-    /// RSRC1 bits [28:27] (in place).
+    /// RSRC1 bits `[28:27]` (in place).
     pub rsrc1: u32,
     /// RSRC2 bit 31 (in place).
     pub rsrc2: u32,
-    /// KERNEL_CODE_PROPERTIES bits [9:7] and [15:12] (in place).
+    /// KERNEL_CODE_PROPERTIES bits `[9:7]` and `[15:12]` (in place).
     pub kernel_code_properties: u16,
 }
 
@@ -354,37 +354,37 @@ impl KernelDescriptor {
         (put(self.kernarg_preload_length.into(), 0, 7) | put(self.kernarg_preload_offset.into(), 7, 9)) as u16
     }
 
-    /// GFX9 RSRC3[5:0] ACCUM_OFFSET as the first AGPR index (`(field + 1) * 4`).
+    /// GFX9 `RSRC3[5:0]` ACCUM_OFFSET as the first AGPR index (`(field + 1) * 4`).
     pub fn accum_offset(&self) -> u32 {
         (field(self.compute_pgm_rsrc3, 0, 6) + 1) * 4
     }
 
-    /// GFX9 RSRC3[16] TG_SPLIT.
+    /// GFX9 `RSRC3[16]` TG_SPLIT.
     pub fn tg_split(&self) -> bool {
         bit(self.compute_pgm_rsrc3, 16)
     }
 
-    /// GFX11 RSRC3[3:0] SHARED_VGPR_COUNT.
+    /// GFX11 `RSRC3[3:0]` SHARED_VGPR_COUNT.
     pub fn shared_vgpr_count(&self) -> u32 {
         field(self.compute_pgm_rsrc3, 0, 4)
     }
 
-    /// GFX11 RSRC3[9:4] INST_PREF_SIZE (in 128-byte units).
+    /// GFX11 `RSRC3[9:4]` INST_PREF_SIZE (in 128-byte units).
     pub fn inst_pref_size(&self) -> u32 {
         field(self.compute_pgm_rsrc3, 4, 6)
     }
 
-    /// GFX11 RSRC3[10] TRAP_ON_START.
+    /// GFX11 `RSRC3[10]` TRAP_ON_START.
     pub fn trap_on_start(&self) -> bool {
         bit(self.compute_pgm_rsrc3, 10)
     }
 
-    /// GFX11 RSRC3[11] TRAP_ON_END.
+    /// GFX11 `RSRC3[11]` TRAP_ON_END.
     pub fn trap_on_end(&self) -> bool {
         bit(self.compute_pgm_rsrc3, 11)
     }
 
-    /// GFX11 RSRC3[31] IMAGE_OP.
+    /// GFX11 `RSRC3[31]` IMAGE_OP.
     pub fn image_op(&self) -> bool {
         bit(self.compute_pgm_rsrc3, 31)
     }
