@@ -215,3 +215,98 @@ fn reader_rejects_foreign_objects() {
     shifted.extend_from_slice(good);
     assert_eq!(read_code_object(&shifted[1..]).unwrap(), read_code_object(good).unwrap());
 }
+
+fn kernel_strategy() -> impl Strategy<Value = qd_isel_amdgcn::code_object::KernelCode> {
+    use qd_isel_amdgcn::code_object::{ArgKind, KernelArg, KernelCode, KernelResources, UserSgprs};
+    let arg = ("[a-z]{0,6}", 0u32..64, 0u32..16, 0u8..4).prop_map(|(name, offset, size, kind)| KernelArg {
+        name,
+        offset,
+        size,
+        kind: match kind {
+            0 => ArgKind::GlobalBuffer,
+            1 => ArgKind::ByValue,
+            2 => ArgKind::DynamicSharedPointer,
+            _ => ArgKind::Hidden("hidden_block_count_x"),
+        },
+    });
+    (
+        prop_oneof![4 => "[a-z_][a-z0-9_.]{0,10}", 1 => ".{0,12}"],
+        prop_oneof![
+            4 => proptest::collection::vec(any::<u32>(), 0..150)
+                .prop_map(|w| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()),
+            1 => proptest::collection::vec(any::<u8>(), 0..600),
+        ],
+        (0u32..270, 0u32..110, any::<bool>(), 0u32..70_000, 0u32..3, 40u32..100),
+        (0u8..32, 0u8..8, 1u8..4, 1u32..1100),
+        proptest::collection::vec(arg, 0..4),
+    )
+        .prop_map(|(name, code, (v, s, vcc, lds, scratch, kernarg), (user, wg, dims, maxwg), args)| KernelCode {
+            name,
+            code,
+            resources: KernelResources {
+                next_free_vgpr: v,
+                next_free_sgpr: s,
+                uses_vcc: vcc,
+                group_segment_size: lds,
+                private_segment_size: scratch * 16,
+                kernarg_size: kernarg,
+                user_sgprs: UserSgprs {
+                    dispatch_ptr: user & 1 != 0,
+                    queue_ptr: user & 2 != 0,
+                    kernarg_segment_ptr: user & 4 != 0,
+                    dispatch_id: user & 8 != 0,
+                    private_segment_size: user & 16 != 0,
+                },
+                workgroup_id: [wg & 1 != 0, wg & 2 != 0, wg & 4 != 0],
+                workitem_id_dims: dims,
+                max_flat_workgroup_size: maxwg,
+            },
+            args,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Any input gives an object that reads back exactly, or an error; never a panic.
+    #[test]
+    fn writer_never_panics_and_what_it_writes_reads_back(
+        t in 0usize..5, kernels in proptest::collection::vec(kernel_strategy(), 0..4),
+    ) {
+        use qd_isel_amdgcn::code_object::{metadata, KernelDescriptor};
+        let target = match t {
+            0 => Target::wave64(Arch::Gfx90a),
+            1 => Target::wave64(Arch::Gfx942),
+            2 => Target::wave64(Arch::Gfx1100),
+            3 => Target { arch: Arch::Gfx1100, wave: WaveSize::W32 },
+            _ => Target { arch: Arch::Gfx942, wave: WaveSize::W32 }, // not a real target
+        };
+        let cfg = CodeObjectConfig::new(target);
+        let written = write_code_object(&cfg, &kernels);
+        let all_valid = t < 4
+            && !kernels.is_empty()
+            && kernels.iter().all(|k| {
+                !k.name.is_empty()
+                    && !k.name.contains('\0')
+                    && !k.name.ends_with(".kd")
+                    && !k.code.is_empty()
+                    && k.code.len() % 4 == 0
+                    && k.resources.check(target).is_ok()
+                    && k.args.iter().all(|a| a.offset + a.size <= k.resources.kernarg_size)
+            })
+            && (1..kernels.len()).all(|i| kernels[..i].iter().all(|k| k.name != kernels[i].name));
+        prop_assert_eq!(written.is_ok(), all_valid, "{:?}", written.as_ref().err());
+        if let Ok(bytes) = written {
+            let obj = read_code_object(&bytes).unwrap();
+            prop_assert_eq!(obj.kernels.len(), kernels.len());
+            prop_assert_eq!(&obj.metadata, &metadata::metadata(&cfg, &kernels));
+            for (got, want) in obj.kernels.iter().zip(&kernels) {
+                prop_assert_eq!(&got.name, &want.name);
+                prop_assert_eq!(&got.code, &want.code);
+                let mut kd = KernelDescriptor::from_config(&cfg, &want.resources);
+                kd.kernel_code_entry_byte_offset = got.descriptor.kernel_code_entry_byte_offset;
+                prop_assert_eq!(&got.descriptor, &kd);
+            }
+        }
+    }
+}
