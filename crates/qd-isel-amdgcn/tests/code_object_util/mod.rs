@@ -75,13 +75,33 @@ pub fn tools_present(test: &str, tools: &[&str]) -> bool {
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
+/// A scratch directory, removed when dropped unless the test is failing (then kept for a look).
+pub struct ScratchDir(PathBuf);
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept scratch dir {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 /// A fresh scratch directory for one test.
-pub fn scratch_dir(tag: &str) -> PathBuf {
+pub fn scratch_dir(tag: &str) -> ScratchDir {
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("qd-code-object-{}-{tag}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    ScratchDir(dir)
 }
 
 /// Runs a tool; panics with its stderr when it fails; returns stdout.
