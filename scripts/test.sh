@@ -15,9 +15,21 @@ fuzz_seconds="${QD_FUZZ_SECONDS:-30}"
 step() { printf '\n==> %s\n' "$*"; }
 
 # --- Test oracles ----------------------------------------------------------------------------
-# This stage of qd needs none beyond Rust itself: the MIR interpreter and plain-Rust reference
-# functions are its oracles. Later back ends add theirs here (ptxas, spirv-val, lavapipe, llvm-19),
-# each installed only when missing.
+# The MIR interpreter and plain-Rust reference functions need nothing. The AMDGCN ISA layer is
+# checked against LLVM 19's assembler, disassembler and ELF reader (llvm-mc-19, llvm-objdump-19,
+# llvm-readelf-19, ld.lld-19 — test-only oracles; nothing in qd links LLVM). They are installed
+# from Debian when missing; the tests that need them say so and skip when they are absent.
+step "test oracles"
+if ! command -v llvm-mc-19 >/dev/null 2>&1 || ! command -v ld.lld-19 >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends llvm-19 lld-19 >/dev/null \
+      || echo "warning: could not install llvm-19/lld-19; the AMDGCN oracle tests will skip"
+  else
+    echo "warning: llvm-19/lld-19 missing and apt-get unavailable (not root?); the AMDGCN oracle tests will skip"
+  fi
+fi
+command -v llvm-mc-19 >/dev/null 2>&1 && llvm-mc-19 --version | head -2 | tail -1 || true
+
 step "toolchain"
 cargo --version
 rustc --version

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod code_object;
 pub mod isa;
 pub mod sim;
 pub mod target;
