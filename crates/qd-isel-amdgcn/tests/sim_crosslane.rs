@@ -184,7 +184,8 @@ fn dpp16_every_control_every_arch() {
                     fi: !gfx9 && rng.bool(),
                 };
                 let exec = if trial == 0 { u64::MAX >> (64 - lanes) } else { rng.exec(lanes) };
-                let (old, src, b) = (random_lanes(&mut rng, lanes), random_lanes(&mut rng, lanes), random_lanes(&mut rng, lanes));
+                let (old, src, b) =
+                    (random_lanes(&mut rng, lanes), random_lanes(&mut rng, lanes), random_lanes(&mut rng, lanes));
                 let vop2 = trial % 2 == 1;
                 let text = if vop2 {
                     let name = if gfx9 { "v_add_u32_dpp" } else { "v_add_nc_u32_dpp" };
@@ -213,15 +214,15 @@ fn dpp16_every_control_every_arch() {
 #[test]
 fn dpp16_edge_rules_by_hand() {
     // row_shr:1, lane 16 has no in-row source: BOUND_CTRL=1 reads 0, otherwise keeps old.
-    for (t, bc_text) in [
-        (Target::wave64(Arch::Gfx942), " bound_ctrl:0"),
-        (Target::wave64(Arch::Gfx1100), " bound_ctrl:1"),
-    ] {
+    for (t, bc_text) in
+        [(Target::wave64(Arch::Gfx942), " bound_ctrl:0"), (Target::wave64(Arch::Gfx1100), " bound_ctrl:1")]
+    {
         for bc in [false, true] {
             let mut sim = fresh(t);
             set_reg(&mut sim, 0, &vec![7; 64]);
             set_reg(&mut sim, 1, &(100..164).collect::<Vec<u32>>());
-            let text = format!("v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf{}", if bc { bc_text } else { "" });
+            let text =
+                format!("v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf{}", if bc { bc_text } else { "" });
             run(&mut sim, t, &text).expect("runs");
             assert_eq!(sim.vgpr(0, 17).unwrap(), 116);
             assert_eq!(sim.vgpr(0, 16).unwrap(), if bc { 0 } else { 7 }, "{t} bc={bc}");
@@ -274,7 +275,8 @@ fn permlane16_and_x16() {
                 let exec = if trial == 0 { u64::MAX >> (64 - lanes) } else { rng.exec(lanes) };
                 let (old, src) = (random_lanes(&mut rng, lanes), random_lanes(&mut rng, lanes));
                 let name = if cross { "v_permlanex16_b32" } else { "v_permlane16_b32" };
-                let op_sel = if fi || bc { format!(" op_sel:[{},{}]", u8::from(fi), u8::from(bc)) } else { String::new() };
+                let op_sel =
+                    if fi || bc { format!(" op_sel:[{},{}]", u8::from(fi), u8::from(bc)) } else { String::new() };
                 let text = format!("{name} v0, v1, s2, s3{op_sel}");
                 let mut sim = fresh(t);
                 set_reg(&mut sim, 0, &old);

@@ -53,9 +53,19 @@ fn passes(t: Target, text: &str) {
 #[test]
 fn row1_vgpr_write_then_dpp() {
     for t in [GFX90A, GFX942] {
-        let e = fails(t, "v_mov_b32_e32 v1, v0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf", SimErrorKind::Hazard, 1);
+        let e = fails(
+            t,
+            "v_mov_b32_e32 v1, v0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf",
+            SimErrorKind::Hazard,
+            1,
+        );
         assert!(e.message.contains("row 1"), "{e}");
-        fails(t, "v_mov_b32_e32 v1, v0\ns_nop 0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf", SimErrorKind::Hazard, 2);
+        fails(
+            t,
+            "v_mov_b32_e32 v1, v0\ns_nop 0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf",
+            SimErrorKind::Hazard,
+            2,
+        );
         passes(t, "v_mov_b32_e32 v1, v0\ns_nop 1\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf");
         // 1b: one unrelated instruction already in between needs s_nop 0 more.
         fails(t, "v_mov_b32_e32 v1, v0\ns_mov_b32 s5, 0\nv_mov_b32_dpp v4, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", SimErrorKind::Hazard, 2);
@@ -69,7 +79,12 @@ fn row1_vgpr_write_then_dpp() {
         );
         passes(t, "global_load_dword v1, v[2:3], off\ns_waitcnt vmcnt(0)\ns_nop 0\nv_add_u32_dpp v4, v1, v0 row_shr:1 row_mask:0xf bank_mask:0xf");
         // LLVM checks every VGPR source of the DPP instruction, src1 too.
-        fails(t, "v_mov_b32_e32 v5, v0\nv_add_u32_dpp v4, v1, v5 row_shr:1 row_mask:0xf bank_mask:0xf", SimErrorKind::Hazard, 1);
+        fails(
+            t,
+            "v_mov_b32_e32 v5, v0\nv_add_u32_dpp v4, v1, v5 row_shr:1 row_mask:0xf bank_mask:0xf",
+            SimErrorKind::Hazard,
+            1,
+        );
     }
     // GFX11 is interlocked.
     passes(GFX1100, "v_mov_b32_e32 v1, v0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf");
@@ -102,15 +117,35 @@ fn row4_valu_sgpr_write_then_lane_select() {
 fn gfx942_only_rows_6_7_8_9_13() {
     let cases: [(&str, &str, usize); 5] = [
         // 6: VALU writes EXEC → readlane needs 4.
-        ("v_cmpx_le_u32_e32 vcc, 0, v0\nv_readlane_b32 s0, v1, 1", "v_cmpx_le_u32_e32 vcc, 0, v0\ns_nop 3\nv_readlane_b32 s0, v1, 1", 1),
+        (
+            "v_cmpx_le_u32_e32 vcc, 0, v0\nv_readlane_b32 s0, v1, 1",
+            "v_cmpx_le_u32_e32 vcc, 0, v0\ns_nop 3\nv_readlane_b32 s0, v1, 1",
+            1,
+        ),
         // 7: VALU writes a VGPR → readlane reads it needs 1.
-        ("v_mov_b32_e32 v1, v0\nv_readlane_b32 s0, v1, 3", "v_mov_b32_e32 v1, v0\ns_nop 0\nv_readlane_b32 s0, v1, 3", 1),
+        (
+            "v_mov_b32_e32 v1, v0\nv_readlane_b32 s0, v1, 3",
+            "v_mov_b32_e32 v1, v0\ns_nop 0\nv_readlane_b32 s0, v1, 3",
+            1,
+        ),
         // 8: VALU writes an SGPR → a VALU reads it needs 2.
-        ("v_readlane_b32 s4, v0, 2\ns_nop 0\nv_add_u32_e32 v5, s4, v1", "v_readlane_b32 s4, v0, 2\ns_nop 1\nv_add_u32_e32 v5, s4, v1", 2),
+        (
+            "v_readlane_b32 s4, v0, 2\ns_nop 0\nv_add_u32_e32 v5, s4, v1",
+            "v_readlane_b32 s4, v0, 2\ns_nop 1\nv_add_u32_e32 v5, s4, v1",
+            2,
+        ),
         // 9: VALU writes VCC → v_cndmask reads it needs 2.
-        ("v_cmp_eq_u32_e32 vcc, 1, v0\nv_cndmask_b32_e32 v5, v1, v0, vcc", "v_cmp_eq_u32_e32 vcc, 1, v0\ns_nop 1\nv_cndmask_b32_e32 v5, v1, v0, vcc", 1),
+        (
+            "v_cmp_eq_u32_e32 vcc, 1, v0\nv_cndmask_b32_e32 v5, v1, v0, vcc",
+            "v_cmp_eq_u32_e32 vcc, 1, v0\ns_nop 1\nv_cndmask_b32_e32 v5, v1, v0, vcc",
+            1,
+        ),
         // 13: a transcendental's result → a non-trans VALU needs 1.
-        ("v_exp_f32_e32 v1, v0\nv_add_f32_e32 v5, v1, v0", "v_exp_f32_e32 v1, v0\ns_nop 0\nv_add_f32_e32 v5, v1, v0", 1),
+        (
+            "v_exp_f32_e32 v1, v0\nv_add_f32_e32 v5, v1, v0",
+            "v_exp_f32_e32 v1, v0\ns_nop 0\nv_add_f32_e32 v5, v1, v0",
+            1,
+        ),
     ];
     for (bad, good, line) in cases {
         fails(GFX942, bad, SimErrorKind::Hazard, line);
@@ -207,7 +242,12 @@ fn missing_waits() {
         // SMEM: only lgkmcnt(0) proves the result is back.
         let e = fails(t, &format!("{sload} s4, s[2:3], 0x0\ns_add_u32 s5, s4, 1"), SimErrorKind::MissingWait, 1);
         assert!(e.message.contains("0x0") && e.message.contains("lgkmcnt(0)"), "{e}");
-        fails(t, &format!("{sload} s4, s[2:3], 0x0\ns_waitcnt lgkmcnt(1)\ns_add_u32 s5, s4, 1"), SimErrorKind::MissingWait, 2);
+        fails(
+            t,
+            &format!("{sload} s4, s[2:3], 0x0\ns_waitcnt lgkmcnt(1)\ns_add_u32 s5, s4, 1"),
+            SimErrorKind::MissingWait,
+            2,
+        );
         passes(t, &format!("{sload} s4, s[2:3], 0x0\ns_waitcnt lgkmcnt(0)\ns_add_u32 s5, s4, 1"));
         // DS: in order, lgkmcnt(1) retires the older of two.
         let two = format!("v_lshlrev_b32_e32 v1, 2, v0\n{ds_read} v4, v1\n{ds_read} v5, v1\ns_waitcnt lgkmcnt(1)\n");
@@ -237,7 +277,12 @@ fn out_of_bounds_and_misaligned() {
             ("ds_store_b32", "ds_load_b64", "global_load_b32", "s_load_b32")
         };
         // 256 bytes of LDS: lane 16 is the first to write past it at offset 0xc0 + 4·16.
-        let e = fails(t, &format!("v_lshlrev_b32_e32 v1, 2, v0\n{ds_write} v1, v0 offset:192"), SimErrorKind::OutOfBounds, 1);
+        let e = fails(
+            t,
+            &format!("v_lshlrev_b32_e32 v1, 2, v0\n{ds_write} v1, v0 offset:192"),
+            SimErrorKind::OutOfBounds,
+            1,
+        );
         assert_eq!(e.lane, Some(16), "{e}");
         assert!(e.to_string().contains("lane 16"), "{e}");
         passes(t, &format!("v_lshlrev_b32_e32 v1, 2, v0\n{ds_write} v1, v0"));

@@ -22,7 +22,8 @@ pub(crate) struct SRange {
 
 impl SRange {
     pub(crate) fn overlaps(self, o: SRange) -> bool {
-        self.first < o.first + u16::from(o.len) && o.first < self.first + u16::from(self.len)
+        let (a0, b0) = (u32::from(self.first), u32::from(o.first));
+        a0 < b0 + u32::from(o.len) && b0 < a0 + u32::from(self.len)
     }
 
     pub(crate) fn is_exec(self) -> bool {
@@ -36,7 +37,8 @@ impl SRange {
 
 /// Whether two VGPR ranges overlap.
 pub(crate) fn voverlap(a: RegRange, b: RegRange) -> bool {
-    a.first <= b.last() && b.first <= a.last()
+    let (a0, b0) = (u32::from(a.first), u32::from(b.first));
+    a0 < b0 + u32::from(b.len) && b0 < a0 + u32::from(a.len)
 }
 
 /// The scalar registers an operand names (nothing for VGPRs and constants).

@@ -279,7 +279,7 @@ pub(crate) fn vmem(w: &mut Wave, inst: &Inst, sem: Sem, mem: &mut GlobalMemory) 
                     MemW::U16 => loads.push((lane, 0, mem.load(a, 2).map_err(|e| e.at_lane(lane))? as u32)),
                     MemW::Dwords(n) => {
                         for k in 0..u32::from(n) {
-                            let v = mem.load(a + 4 * u64::from(k), 4).map_err(|e| e.at_lane(lane))?;
+                            let v = mem.load(a.wrapping_add(4 * u64::from(k)), 4).map_err(|e| e.at_lane(lane))?;
                             loads.push((lane, k, v as u32));
                         }
                     }
@@ -308,7 +308,7 @@ pub(crate) fn vmem(w: &mut Wave, inst: &Inst, sem: Sem, mem: &mut GlobalMemory) 
                     MemW::U16 => mem.store(a, 2, u64::from(first)),
                     MemW::Dwords(n) => (0..u32::from(n)).try_for_each(|k| {
                         let v = lane_vgpr(w, data, k, lane)?;
-                        mem.store(a + 4 * u64::from(k), 4, u64::from(v))
+                        mem.store(a.wrapping_add(4 * u64::from(k)), 4, u64::from(v))
                     }),
                 };
                 r.map_err(|e| e.at_lane(lane))?;
@@ -335,7 +335,7 @@ pub(crate) fn vmem(w: &mut Wave, inst: &Inst, sem: Sem, mem: &mut GlobalMemory) 
                 let src = w.vread(RegRange { first: data.first, len: s }, lane)?;
                 let new = match sem {
                     Sem::GCas => {
-                        let cmp = w.vread(RegRange { first: data.first + u16::from(s), len: s }, lane)?;
+                        let cmp = w.vread(RegRange { first: data.first.saturating_add(u16::from(s)), len: s }, lane)?;
                         if old == cmp {
                             src
                         } else {

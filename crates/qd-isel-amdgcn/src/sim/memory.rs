@@ -78,12 +78,13 @@ impl GlobalMemory {
         };
         let (&base, buf) = self.allocs.range(..=addr).next_back().ok_or_else(oob)?;
         let end = addr.checked_add(len as u64).ok_or_else(oob)?;
-        if end > base + buf.len() as u64 {
+        let limit = base.saturating_add(buf.len() as u64);
+        if end > limit {
             return Err(Fault::new(
                 SimErrorKind::OutOfBounds,
                 format!(
                     "global access of {len} bytes at 0x{addr:x} runs past the allocation 0x{base:x}..0x{:x}",
-                    base + buf.len() as u64
+                    limit
                 ),
             ));
         }

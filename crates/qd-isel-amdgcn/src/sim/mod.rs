@@ -228,6 +228,9 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// LDS bytes a workgroup may have (64 KiB on every supported target).
+pub(crate) const MAX_LDS: u32 = 64 * 1024;
+
 /// An error inside an instruction, before the simulator adds where it happened.
 #[derive(Clone, Debug)]
 pub(crate) struct Fault {
@@ -664,6 +667,9 @@ pub fn run_with(
     }
     if !(1..=3).contains(&setup.workitem_id_dims) {
         return Err(setup_error(format!("workitem_id_dims = {} (must be 1..=3)", setup.workitem_id_dims)));
+    }
+    if setup.group_segment_size > MAX_LDS {
+        return Err(setup_error(format!("group_segment_size = {} exceeds 64 KiB", setup.group_segment_size)));
     }
     if program.insts.is_empty() {
         return Err(setup_error("the program has no instructions".into()));

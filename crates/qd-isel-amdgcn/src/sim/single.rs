@@ -23,9 +23,10 @@ fn host(kind: SimErrorKind, message: String) -> SimError {
 }
 
 impl WaveSim {
-    /// A wave of `target` with `vgprs` VGPRs, `sgprs` SGPRs and `lds_bytes` of LDS; every register
-    /// zero, EXEC all ones.
+    /// A wave of `target` with `vgprs` VGPRs (at most 256), `sgprs` SGPRs and `lds_bytes` of LDS
+    /// (at most 64 KiB); every register zero, EXEC all ones.
     pub fn new(target: Target, vgprs: u32, sgprs: u32, lds_bytes: u32) -> WaveSim {
+        let lds_bytes = lds_bytes.min(super::MAX_LDS);
         let mut wave = Wave::new(target, WaveId::default(), sgprs.min(super::state::NUM_SGPRS as u32), vgprs.min(256));
         wave.exec = wave.full_mask();
         WaveSim { wave, lds: Lds::new(lds_bytes), lds_bytes, options: SimOptions::default() }

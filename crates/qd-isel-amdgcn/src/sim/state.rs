@@ -312,7 +312,8 @@ impl Wave {
 
     /// Checks that a VGPR range is allocated.
     pub(crate) fn vgpr_check(&self, r: RegRange) -> Result<(), Fault> {
-        self.vgpr_index(u32::from(r.last()), 0).map(|_| ())
+        let last = (u32::from(r.first) + u32::from(r.len)).saturating_sub(1);
+        self.vgpr_index(last, 0).map(|_| ())
     }
 
     /// Reads `r` (1 or 2 registers) in one lane as a u64.
