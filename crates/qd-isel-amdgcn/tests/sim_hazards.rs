@@ -78,13 +78,17 @@ fn row1_vgpr_write_then_dpp() {
             2,
         );
         passes(t, "global_load_dword v1, v[2:3], off\ns_waitcnt vmcnt(0)\ns_nop 0\nv_add_u32_dpp v4, v1, v0 row_shr:1 row_mask:0xf bank_mask:0xf");
-        // LLVM checks every VGPR source of the DPP instruction, src1 too.
+        // LLVM checks every VGPR use of the DPP instruction: src1, and the destination (the tied
+        // `old` operand) too.
+        let dpp_src1 = "v_mov_b32_e32 v5, v0\nv_add_u32_dpp v4, v1, v5 row_shr:1 row_mask:0xf bank_mask:0xf";
+        fails(t, dpp_src1, SimErrorKind::Hazard, 1);
         fails(
             t,
-            "v_mov_b32_e32 v5, v0\nv_add_u32_dpp v4, v1, v5 row_shr:1 row_mask:0xf bank_mask:0xf",
+            "v_mov_b32_e32 v4, 0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf",
             SimErrorKind::Hazard,
             1,
         );
+        passes(t, "v_mov_b32_e32 v4, 0\ns_nop 1\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf");
     }
     // GFX11 is interlocked.
     passes(GFX1100, "v_mov_b32_e32 v1, v0\nv_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf");

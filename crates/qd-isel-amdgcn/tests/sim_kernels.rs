@@ -214,3 +214,50 @@ fn setup_errors_are_reported() {
     let e = sim::run(&off_end, &d, &mut mem).expect_err("no s_endpgm");
     assert_eq!((e.kind, e.offset), (sim::SimErrorKind::BadBranch, 4));
 }
+
+#[test]
+fn exchange_kernel_from_a_code_object() {
+    use qd_isel_amdgcn::code_object::{
+        write_code_object, ArgKind, CodeObjectConfig, KernelArg, KernelCode, KernelResources, UserSgprs,
+    };
+    use qd_isel_amdgcn::isa::{encode_all, parse_asm};
+    for t in targets() {
+        let text = exchange_kernel(t);
+        let code = encode_all(&parse_asm(&text, t).unwrap(), t).unwrap();
+        let kernel = KernelCode {
+            name: "exchange".into(),
+            code,
+            resources: KernelResources {
+                next_free_vgpr: 6,
+                next_free_sgpr: 11,
+                uses_vcc: true,
+                group_segment_size: 4 * BLOCK,
+                kernarg_size: 16,
+                user_sgprs: UserSgprs { kernarg_segment_ptr: true, ..UserSgprs::default() },
+                ..KernelResources::default()
+            },
+            args: vec![
+                KernelArg { name: "out".into(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer },
+                KernelArg { name: "n".into(), offset: 8, size: 4, kind: ArgKind::ByValue },
+                KernelArg { name: "k".into(), offset: 12, size: 4, kind: ArgKind::ByValue },
+            ],
+        };
+        let object = write_code_object(&CodeObjectConfig::new(t), &[kernel]).unwrap_or_else(|e| panic!("{t}: {e}"));
+        let program = Program::from_code_object(&object, Some("exchange")).unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_eq!(program.setup.target, t);
+        assert_eq!(program.insts, asm(&text, t), "{t}: the loaded code is the assembled code");
+        let mut mem = GlobalMemory::new();
+        let total = (GRID * BLOCK) as usize;
+        let out = mem.alloc(4 * total, 256);
+        let dispatch = Dispatch { grid: [GRID, 1, 1], block: [BLOCK, 1, 1], kernarg: kernarg(out, 70, 5) };
+        sim::run(&program, &dispatch, &mut mem).unwrap_or_else(|e| panic!("{t}: {e}"));
+        let got = read_u32s(&mem, out, total);
+        for gid in 0..total as u32 {
+            let tid = gid % BLOCK;
+            let want = if tid < 70 { (tid + 64) % BLOCK * 5 + 1000 } else { 0 };
+            assert_eq!(got[gid as usize], want, "{t} gid {gid}");
+        }
+        assert!(Program::from_code_object(&object, Some("nope")).is_err());
+        assert!(Program::from_code_object(b"not an elf", None).is_err());
+    }
+}

@@ -9,8 +9,9 @@
 //! states (GFX9) or the required `s_waitcnt_depctr` / intervening VALU (GFX11) are missing. The
 //! walk follows the dynamic path, so hazards across branches are caught where they happen.
 //!
-//! Rows checked: GFX9 1/1b (any VGPR write → DPP reads it: 2 states; LLVM checks every VGPR source
-//! of the DPP instruction, not only src0, and so do we), 2 (VALU EXEC write → DPP: 5), 4 (VALU
+//! Rows checked: GFX9 1/1b (any VGPR write → DPP reads it: 2 states; LLVM checks every VGPR use of
+//! the DPP instruction — src0, src1 and the tied `old` operand, i.e. the destination — not only
+//! src0, and so do we, so `v_mov_b32 v2, 0` right before `v_mov_b32_dpp v2, …` needs the nops too), 2 (VALU EXEC write → DPP: 5), 4 (VALU
 //! SGPR write → readlane/writelane lane select: 4), 10 (VALU SGPR write → VMEM reads it: 5), the
 //! wide-store-data hazard of §11.2 (VALU overwrites the >64-bit data VGPRs of a FLAT/GLOBAL store:
 //! 1 state gfx90a, 2 gfx942); gfx942 only 6 (VALU EXEC write → readlane/readfirstlane/writelane:
@@ -128,7 +129,8 @@ impl Tracker {
         let gfx942 = arch == Arch::Gfx942;
         let valu = ops::is_valu(sem);
         if inst.dpp != Dpp::None {
-            for &v in &acc.vuses {
+            // The destination is LLVM's tied `old` use of a DPP instruction.
+            for &v in acc.vuses.iter().chain(&acc.vdefs) {
                 self.need("1", 2, &format!("DPP instruction reads v{}", v.first), |r| {
                     r.vdefs.iter().any(|&d| voverlap(d, v))
                 })?;

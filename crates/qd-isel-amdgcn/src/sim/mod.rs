@@ -25,6 +25,7 @@ mod alu;
 mod cost;
 mod crosslane;
 mod hazard;
+mod loader;
 mod mem_ops;
 mod memory;
 mod ops;
