@@ -354,3 +354,12 @@ fn dpp_scan_step_with_required_nops_runs_clean() {
     let bad: String = text.lines().filter(|l| !l.contains("s_nop")).collect::<Vec<_>>().join("\n");
     fails(t, &bad, SimErrorKind::Hazard, 1);
 }
+
+#[test]
+fn row10_includes_the_implicit_exec_of_vmem() {
+    for t in [GFX90A, GFX942] {
+        fails(t, "v_cmpx_le_u32_e32 vcc, 0, v0\ns_nop 3\nglobal_load_dword v4, v[2:3], off", SimErrorKind::Hazard, 2);
+        passes(t, "v_cmpx_le_u32_e32 vcc, 0, v0\ns_nop 4\nglobal_load_dword v4, v[2:3], off");
+    }
+    passes(GFX1100, "v_cmpx_le_u32_e32 0, v0\nglobal_load_b32 v4, v[2:3], off");
+}

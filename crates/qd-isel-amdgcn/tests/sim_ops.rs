@@ -421,3 +421,86 @@ fn ds_cmpst_operand_order_per_family() {
         assert_eq!((s.vgpr(4, 0).unwrap(), s.vgpr(5, 0).unwrap()), (7, 99), "{t}");
     }
 }
+
+#[test]
+fn global_flat_widths_and_atomics() {
+    for t in targets() {
+        let g9 = t.family() == Family::Gfx9;
+        let rtn = match t.arch {
+            Arch::Gfx942 => "sc0",
+            _ => "glc",
+        };
+        let names: [&str; 9] = if g9 {
+            [
+                "global_load_ubyte",
+                "global_load_ushort",
+                "global_store_byte",
+                "global_store_short",
+                "global_load_dwordx4",
+                "global_atomic_add",
+                "global_atomic_cmpswap",
+                "flat_load_dword",
+                "global_atomic_add_x2",
+            ]
+        } else {
+            [
+                "global_load_u8",
+                "global_load_u16",
+                "global_store_b8",
+                "global_store_b16",
+                "global_load_b128",
+                "global_atomic_add_u32",
+                "global_atomic_cmpswap_b32",
+                "flat_load_b32",
+                "global_atomic_add_u64",
+            ]
+        };
+        let [ld8, ld16, st8, st16, ld128, add, cas, flat_ld, add64] = names;
+        let text = format!(
+            "v_mov_b32_e32 v1, 0
+             {ld8} v4, v1, s[2:3] offset:1
+             {ld16} v5, v1, s[2:3] offset:2
+             {st8} v1, v10, s[2:3] offset:16
+             {st16} v1, v10, s[2:3] offset:18
+             {ld128} v[12:15], v1, s[2:3]
+             {add} v1, v11, s[2:3] offset:32
+             {cas} v6, v1, v[8:9], s[2:3] offset:36 {rtn}
+             {flat_ld} v7, v[2:3] offset:4
+             {add64} v1, v[8:9], s[2:3] offset:40
+             s_waitcnt vmcnt(0) lgkmcnt(0)"
+        );
+        let mut mem = GlobalMemory::new();
+        let buf = mem.alloc(64, 64);
+        mem.write(buf, &[0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 9, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+        mem.write(buf + 36, &7u32.to_le_bytes()).unwrap();
+        let mut s = WaveSim::new(t, 16, 8, 0);
+        s.set_exec(0b11);
+        for lane in 0..2 {
+            s.set_vgpr(2, lane, buf as u32).unwrap();
+            s.set_vgpr(3, lane, (buf >> 32) as u32).unwrap();
+            s.set_vgpr(8, lane, 100 + lane).unwrap(); // cmpswap: new value
+            s.set_vgpr(9, lane, 7).unwrap(); // cmpswap: compare
+            s.set_vgpr(10, lane, 0xABCD_EF01).unwrap();
+            s.set_vgpr(11, lane, 5).unwrap();
+        }
+        s.set_sgpr(2, buf as u32).unwrap();
+        s.set_sgpr(3, (buf >> 32) as u32).unwrap();
+        s.run(&asm(&text, t), &mut mem).unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_eq!(s.vgpr(4, 0).unwrap(), 0x22, "{t} ubyte zero-extends");
+        assert_eq!(s.vgpr(5, 0).unwrap(), 0x4433, "{t} ushort zero-extends");
+        assert_eq!(s.vgpr(12, 1).unwrap(), 0x4433_2211);
+        assert_eq!(s.vgpr(14, 1).unwrap(), 9);
+        assert_eq!(s.vgpr(7, 0).unwrap(), 0x8877_6655, "{t} flat load");
+        // Lane 0's compare matches 7 and stores 100; lane 1 then sees 100 and fails.
+        assert_eq!((s.vgpr(6, 0).unwrap(), s.vgpr(6, 1).unwrap()), (7, 100), "{t} cmpswap returns");
+        let word = |off: u64| {
+            let b = mem.read(buf + off, 4).unwrap();
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        assert_eq!(word(16), 0xEF01_0001, "{t} byte store at 16, short store at 18");
+        assert_eq!(word(32), 10, "{t} non-returning add from two lanes");
+        assert_eq!(word(36), 100, "{t} cmpswap stored");
+        // 64-bit add of {100 + lane, 7} twice into the zeroed qword at 40.
+        assert_eq!((word(40), word(44)), (201, 14), "{t} 64-bit atomic add");
+    }
+}

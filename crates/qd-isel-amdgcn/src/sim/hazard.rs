@@ -12,7 +12,8 @@
 //! Rows checked: GFX9 1/1b (any VGPR write → DPP reads it: 2 states; LLVM checks every VGPR use of
 //! the DPP instruction — src0, src1 and the tied `old` operand, i.e. the destination — not only
 //! src0, and so do we, so `v_mov_b32 v2, 0` right before `v_mov_b32_dpp v2, …` needs the nops too), 2 (VALU EXEC write → DPP: 5), 4 (VALU
-//! SGPR write → readlane/writelane lane select: 4), 10 (VALU SGPR write → VMEM reads it: 5), the
+//! SGPR write → readlane/writelane lane select: 4), 10 (VALU SGPR write → VMEM reads it: 5; EXEC,
+//! which VMEM reads implicitly, included as LLVM does), the
 //! wide-store-data hazard of §11.2 (VALU overwrites the >64-bit data VGPRs of a FLAT/GLOBAL store:
 //! 1 state gfx90a, 2 gfx942); gfx942 only 6 (VALU EXEC write → readlane/readfirstlane/writelane:
 //! 4), 7 (VALU VGPR write → readlane/readfirstlane source: 1), 8/9 (VALU SGPR/VCC write → VALU
@@ -147,7 +148,9 @@ impl Tracker {
             }
         }
         if ops::is_vmem(sem) {
-            for &s in &acc.suses {
+            // LLVM's VMEM uses() include the implicit EXEC, so a VALU EXEC write counts too.
+            let exec = SRange { first: super::access::EXEC_LO, len: 2 };
+            for &s in acc.suses.iter().chain(std::iter::once(&exec)) {
                 self.need("10", 5, "a VMEM instruction reads an SGPR written by a VALU", |r| {
                     r.valu && r.sdefs.iter().any(|&d| d.overlaps(s))
                 })?;
