@@ -366,6 +366,7 @@ fn check_imm(inst: &Inst, target: Target) -> Result<(), String> {
         },
         Shape::Sopk | Shape::SopkCmp => in_range(-32768, 65535, "simm16"),
         Shape::SopkWaitcnt => in_range(0, 0xFFFF, "count"),
+        Shape::SmemLoad { base: 4, .. } => in_range(0, 0xF_FFFF, "SMEM buffer offset"),
         Shape::SmemLoad { .. } => in_range(-0x10_0000, 0xF_FFFF, "SMEM offset"),
         Shape::DsLoad { .. }
         | Shape::DsStore { .. }
@@ -485,6 +486,11 @@ fn check_literals(inst: &Inst, target: Target, enc: &Enc, enc32: Enc32, slots: &
         }
     }
     if lit.is_some() {
+        if matches!(inst.op.info().shape, Shape::Readlane | Shape::Writelane)
+            && matches!(inst.operands[2], Operand::Literal(_))
+        {
+            return Err("the lane select cannot be a literal".into());
+        }
         if inst.dpp != Dpp::None {
             return Err("DPP instructions cannot take a literal".into());
         }
@@ -498,7 +504,8 @@ fn check_literals(inst: &Inst, target: Target, enc: &Enc, enc32: Enc32, slots: &
 /// A constant-bus read, for counting distinct values.
 #[derive(PartialEq, Eq)]
 enum BusRead {
-    Reg(u16),
+    /// A scalar register by code and width (LLVM counts `vcc_lo` and `vcc` as different).
+    Reg(u16, u8),
     Lit(u32),
 }
 
@@ -510,14 +517,15 @@ fn check_constant_bus(inst: &Inst, target: Target, slots: &[Slot]) -> Result<(),
             continue;
         }
         // GFX9 v_writelane_b32 reads m0 as the lane select without using the bus.
-        if family == Family::Gfx9 && inst.op == Op::VWritelaneB32 && *o == Operand::M0 {
+        if family == Family::Gfx9 && inst.op == Op::VWritelaneB32 && s.field == layout::Field::Src1 && *o == Operand::M0
+        {
             continue;
         }
         let r = match *o {
             Operand::Literal(v) => BusRead::Lit(v),
             Operand::Null | Operand::None | Operand::Int(_) | Operand::Float(_) | Operand::Vgpr(_) => continue,
             other => match other.src_code(family) {
-                Some(c) => BusRead::Reg(c),
+                Some(c) => BusRead::Reg(c, s.width),
                 None => continue,
             },
         };
