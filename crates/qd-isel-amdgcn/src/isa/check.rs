@@ -92,7 +92,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Sgpr(r) => {
             if !matches!(s.kind, Kind::SDst | Kind::SSrc | Kind::SReg | Kind::VSrc | Kind::MaskDst | Kind::MaskSrc) {
-                return Err(format!("an SGPR is not allowed here ({:?} slot)", s.kind));
+                return Err(format!("an SGPR is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(r.len)?;
             if r.len == 0 || r.last() > layout::max_sgpr(family) {
@@ -106,7 +106,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Vgpr(r) => {
             if !matches!(s.kind, Kind::VReg | Kind::VSrc) {
-                return Err(format!("a VGPR is not allowed here ({:?} slot)", s.kind));
+                return Err(format!("a VGPR is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(r.len)?;
             if r.len == 0 || r.last() > 255 {
@@ -120,25 +120,25 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         Operand::Vcc | Operand::Exec => {
             let mask_ok = matches!(s.kind, Kind::MaskDst | Kind::MaskSrc | Kind::ImplicitVcc);
             if !(scalar_kind || mask_ok) || (s.kind == Kind::ImplicitVcc && op != Operand::Vcc) {
-                return Err(format!("{op:?} is not allowed here"));
+                return Err(format!("{op:?} is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(2)
         }
         Operand::VccLo => {
             if !(scalar_kind || matches!(s.kind, Kind::MaskDst | Kind::MaskSrc | Kind::ImplicitVcc)) {
-                return Err("vcc_lo is not allowed here".into());
+                return Err(format!("vcc_lo is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::ExecLo => {
             if !(scalar_kind || matches!(s.kind, Kind::MaskDst | Kind::MaskSrc)) {
-                return Err("exec_lo is not allowed here".into());
+                return Err(format!("exec_lo is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::VccHi | Operand::ExecHi | Operand::M0 => {
             if !scalar_kind {
-                return Err(format!("{op:?} is not allowed here"));
+                return Err(format!("{op:?} is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
@@ -147,19 +147,19 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
                 return Err("null exists only on GFX11".into());
             }
             if !matches!(s.kind, Kind::SDst | Kind::SSrc | Kind::VSrc | Kind::MaskDst | Kind::Null) {
-                return Err("null is not allowed here".into());
+                return Err(format!("null is not allowed here: the slot takes {}", s.kind.describe()));
             }
             Ok(())
         }
         Operand::Scc => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("src_scc is not allowed here".into());
+                return Err(format!("src_scc is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::Int(i) => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("a constant is not allowed here".into());
+                return Err(format!("a constant is not allowed here: the slot takes {}", s.kind.describe()));
             }
             if !(-16..=64).contains(&i) {
                 return Err(format!("inline integer {i} is outside -16..=64 (use a literal)"));
@@ -168,7 +168,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Float(_) | Operand::Literal(_) => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("a constant is not allowed here".into());
+                return Err(format!("a constant is not allowed here: the slot takes {}", s.kind.describe()));
             }
             Ok(())
         }

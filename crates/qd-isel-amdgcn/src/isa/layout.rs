@@ -34,6 +34,23 @@ pub(crate) enum Kind {
     Null,
 }
 
+impl Kind {
+    /// What the slot takes, for messages.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::SDst => "a scalar register",
+            Kind::SSrc => "a scalar register or constant",
+            Kind::SReg => "an SGPR",
+            Kind::VReg => "a VGPR",
+            Kind::VSrc => "a VGPR, scalar register or constant",
+            Kind::MaskDst => "a lane mask (SGPRs, vcc or null)",
+            Kind::MaskSrc => "a lane mask (SGPRs or vcc)",
+            Kind::ImplicitVcc => "the vcc the 32-bit encoding implies",
+            Kind::Null => "null",
+        }
+    }
+}
+
 /// Where a slot lives in the encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Field {
