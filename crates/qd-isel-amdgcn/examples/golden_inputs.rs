@@ -574,9 +574,9 @@ fn valu_variants(op: Op, t: Target, float: bool, vcc: Operand, smask: Operand) -
             let all = (1u8 << n) - 1;
             for m in [
                 Mods { neg: 1, abs: all, ..Mods::default() },
-                Mods { neg: all, abs: 1, ..Mods::default() },
-                Mods { clamp: true, omod: 1, ..Mods::default() },
-                Mods { omod: 2, ..Mods::default() },
+                Mods { neg: all, abs: 1, clamp: true, ..Mods::default() },
+                Mods { omod: 1, ..Mods::default() },
+                Mods { omod: 2, clamp: true, ..Mods::default() },
                 Mods { omod: 3, neg: 2 & all, ..Mods::default() },
             ] {
                 out.push(with_ops(op, form, &valu_ops(op, t, &vregs, mo, mi)).mods(m));

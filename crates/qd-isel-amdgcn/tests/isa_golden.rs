@@ -181,3 +181,101 @@ fn qd_forms(op: Op, target: Target) -> Vec<&'static str> {
 fn class_name(inst: &Inst) -> &'static str {
     class(inst)
 }
+
+/// The feature classes the contract lists: every DPP control the target has, masks,
+/// bound_ctrl and fi, DPP8, every swizzle mode, the waitcnt counters, saddr and `off` for
+/// every global op, returning and non-returning forms of every atomic, the SMEM offset forms,
+/// float modifiers on every float op and every cache bit of the family.
+#[test]
+fn golden_tables_cover_every_feature_class() {
+    use qd_isel_amdgcn::isa::{flags, DppCtrl, Operand, Shape, SoppImm, Swizzle, Waitcnt};
+    let mut missing = Vec::new();
+    for (name, t) in golden_targets() {
+        let fam = t.family();
+        let insts: Vec<Inst> = load(name).iter().filter_map(|(_, b, _)| decode(b, t).ok().map(|x| x.0)).collect();
+        let mut need = |ok: bool, what: String| {
+            if !ok {
+                missing.push(format!("{name}: no golden line for {what}"));
+            }
+        };
+        let any = |f: &dyn Fn(&Inst) -> bool| insts.iter().any(f);
+        // Every non-quad_perm control, and several quad_perm patterns.
+        let quad: BTreeSet<u16> = insts
+            .iter()
+            .filter_map(|i| match i.dpp {
+                Dpp::Dpp16(d) if matches!(d.ctrl, DppCtrl::QuadPerm(_)) => Some(d.ctrl.encode()),
+                _ => None,
+            })
+            .collect();
+        need(quad.len() >= 5, format!("5 quad_perm patterns (found {})", quad.len()));
+        for v in 0x100u16..0x200 {
+            let Some(c) = DppCtrl::decode(v) else { continue };
+            if c.legal_on(t.arch) {
+                need(any(&|i| matches!(i.dpp, Dpp::Dpp16(d) if d.ctrl == c)), format!("DPP control {c:?}"));
+            }
+        }
+        need(any(&|i| matches!(i.dpp, Dpp::Dpp16(d) if d.row_mask != 0xF && d.bank_mask != 0xF)), "DPP masks".into());
+        need(any(&|i| matches!(i.dpp, Dpp::Dpp16(d) if d.bound_ctrl)), "bound_ctrl".into());
+        if fam == qd_isel_amdgcn::Family::Gfx11 {
+            need(any(&|i| matches!(i.dpp, Dpp::Dpp16(d) if d.fi)), "DPP16 fi".into());
+            need(any(&|i| matches!(i.dpp, Dpp::Dpp8(d) if d.fi)), "DPP8 fi".into());
+        }
+        let swz = |i: &Inst| (i.op == Op::DsSwizzleB32).then(|| Swizzle::decode(i.imm as u16));
+        need(any(&|i| matches!(swz(i), Some(Swizzle::QuadPerm(_)))), "swizzle quad_perm".into());
+        need(any(&|i| matches!(swz(i), Some(Swizzle::Bitmask { .. }))), "swizzle bitmask".into());
+        need(any(&|i| matches!(swz(i), Some(Swizzle::Rotate { .. }))), "swizzle rotate".into());
+        need(any(&|i| matches!(swz(i), Some(Swizzle::Fft(_)))), "swizzle fft".into());
+        let wc = |i: &Inst| (i.op == Op::SWaitcnt).then(|| Waitcnt::decode(i.imm as u16, fam));
+        let none = Waitcnt::none(fam);
+        need(any(&|i| wc(i).is_some_and(|w| w.vm < none.vm && w.exp == none.exp)), "waitcnt vmcnt".into());
+        need(any(&|i| wc(i).is_some_and(|w| w.exp < none.exp && w.vm == none.vm)), "waitcnt expcnt".into());
+        need(any(&|i| wc(i).is_some_and(|w| w.lgkm < none.lgkm && w.vm == none.vm)), "waitcnt lgkmcnt".into());
+        need(any(&|i| wc(i).is_some_and(|w| w.vm > 15)), "waitcnt vmcnt high bits".into());
+        need(any(&|i| wc(i) == Some(none)), "waitcnt with nothing to wait for".into());
+        for &op in Op::ALL.iter().filter(|o| o.available(t.arch)) {
+            let of = |f: &dyn Fn(&Inst) -> bool| insts.iter().any(|i| i.op == op && f(i));
+            match op.info().shape {
+                Shape::GlobalLoad { .. } | Shape::GlobalStore { .. } => {
+                    need(of(&|i| i.operands[2] == Operand::None), format!("{op:?} with off"));
+                    need(of(&|i| i.operands[2] != Operand::None), format!("{op:?} with saddr"));
+                }
+                Shape::GlobalAtomic { .. } | Shape::GlobalAtomicCas { .. } => {
+                    for (ret, saddr) in [(false, false), (false, true), (true, false), (true, true)] {
+                        need(
+                            of(&|i| {
+                                (i.operands[0] != Operand::None) == ret && (i.operands[3] != Operand::None) == saddr
+                            }),
+                            format!("{op:?} returning={ret} saddr={saddr}"),
+                        );
+                    }
+                }
+                Shape::SmemLoad { .. } => {
+                    need(of(&|i| i.operands[2] == Operand::None), format!("{op:?} with an immediate offset"));
+                    need(of(&|i| i.operands[2] != Operand::None && i.imm == 0), format!("{op:?} with soffset"));
+                    need(of(&|i| i.operands[2] != Operand::None && i.imm != 0), format!("{op:?} with soffset+imm"));
+                    need(of(&|i| i.cache.glc_sc0), format!("{op:?} with glc"));
+                }
+                Shape::Sopp(SoppImm::Branch) => need(of(&|i| i.imm < 0), format!("{op:?} backwards")),
+                _ => {}
+            }
+            if op.has(flags::FLOAT) {
+                need(of(&|i| i.mods.neg != 0), format!("{op:?} with neg"));
+                need(of(&|i| i.mods.abs != 0), format!("{op:?} with abs"));
+                need(of(&|i| i.mods.clamp), format!("{op:?} with clamp"));
+            }
+        }
+        let global = |i: &Inst| matches!(i.op.info().shape, Shape::GlobalLoad { .. } | Shape::GlobalStore { .. });
+        need(any(&|i| global(i) && i.cache.glc_sc0), "global glc/sc0".into());
+        need(any(&|i| global(i) && i.cache.slc_nt), "global slc/nt".into());
+        if t.arch == Arch::Gfx942 {
+            need(any(&|i| global(i) && i.cache.sc1), "global sc1".into());
+        }
+        if fam == qd_isel_amdgcn::Family::Gfx11 {
+            need(any(&|i| global(i) && i.cache.dlc), "global dlc".into());
+        }
+    }
+    for m in &missing {
+        eprintln!("{m}");
+    }
+    assert!(missing.is_empty(), "{} feature coverage gaps", missing.len());
+}
