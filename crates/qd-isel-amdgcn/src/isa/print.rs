@@ -21,20 +21,39 @@ use crate::target::{Arch, Family, Target};
 pub struct InstDisplay<'a> {
     inst: &'a Inst,
     target: Target,
+    style: Style,
+}
+
+/// Which of LLVM's two spellings to print. They differ only where LLVM's disassembler prints an
+/// operand differently from its assembler: branch offsets (unsigned 16-bit in the disassembler)
+/// and the GFX11 SMEM offset 0 with no SGPR offset (`null` in the disassembler).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// `llvm-mc-19 -show-encoding` (the assembler's canonical text).
+    Asm,
+    /// `llvm-objdump-19 -d` / `llvm-mc-19 -disassemble`.
+    Disasm,
 }
 
 impl Inst {
     /// The instruction as LLVM 19 assembler text for `target` (an instruction that does not
     /// check prints as its mnemonic followed by the reason, as a comment).
     pub fn display(&self, target: Target) -> impl fmt::Display + '_ {
-        InstDisplay { inst: self, target }
+        InstDisplay { inst: self, target, style: Style::Asm }
+    }
+
+    /// The instruction as LLVM 19's disassembler (`llvm-objdump-19 -d`) prints it: the same as
+    /// [`Inst::display`] except that branch offsets print as unsigned 16-bit numbers and a GFX11
+    /// SMEM offset of 0 with no SGPR offset prints as `null`. The parser accepts both spellings.
+    pub fn display_disasm(&self, target: Target) -> impl fmt::Display + '_ {
+        InstDisplay { inst: self, target, style: Style::Disasm }
     }
 }
 
 impl fmt::Display for InstDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match check::resolve(self.inst, self.target) {
-            Ok(r) => f.write_str(&render(self.inst, self.target, &r)),
+            Ok(r) => f.write_str(&render(self.inst, self.target, &r, self.style)),
             Err(e) => write!(f, "{} ; invalid: {}", e.inst, e.reason),
         }
     }
@@ -284,7 +303,7 @@ fn hex_signed(v: i32) -> String {
     }
 }
 
-fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
+fn render(inst: &Inst, target: Target, r: &Resolved, style: Style) -> String {
     let fam = target.family();
     let mut out = mnemonic(inst, target, r);
     let shape = inst.op.info().shape;
@@ -294,7 +313,11 @@ fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
     for (o, s) in inst.operands.iter().zip(&r.layout) {
         let o = *o;
         if s.field == Field::SmemOff && o == Operand::None {
-            ops.push(hex_signed(inst.imm));
+            if style == Style::Disasm && fam == Family::Gfx11 && inst.imm == 0 {
+                ops.push("null".to_string());
+            } else {
+                ops.push(hex_signed(inst.imm));
+            }
             continue;
         }
         if s.field == Field::FlatVdst && o == Operand::None {
@@ -326,6 +349,7 @@ fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
                 // LLVM prints inline-constant-sized values in decimal, others in hex.
                 SoppImm::Imm if imm <= 64 => ops.push(imm.to_string()),
                 SoppImm::Imm => ops.push(format!("0x{imm:x}")),
+                SoppImm::Branch if style == Style::Disasm => ops.push(imm.to_string()),
                 SoppImm::Branch => ops.push(inst.imm.to_string()),
                 SoppImm::Waitcnt => ops.push(waitcnt_text(imm, fam)),
                 SoppImm::Depctr => ops.push(depctr_text(imm)),
