@@ -504,3 +504,23 @@ fn global_flat_widths_and_atomics() {
         assert_eq!((word(40), word(44)), (201, 14), "{t} 64-bit atomic add");
     }
 }
+
+#[test]
+fn cycle_estimates_follow_the_7_1_table() {
+    use qd_isel_amdgcn::sim::CostTable;
+    // gfx942 baseline shuffle: A (address VALU) + B (ds_bpermute incl. wait) = 54.
+    let mut s = wave(G942);
+    let mut mem = GlobalMemory::new();
+    let stats = s
+        .run(&asm("v_lshlrev_b32_e32 v1, 2, v0\nds_bpermute_b32 v2, v1, v3\ns_waitcnt lgkmcnt(0)", G942), &mut mem)
+        .unwrap();
+    assert_eq!(stats.est_cycles, 54);
+    // gfx1100 wave64 full-wave emulation E = permlane64 + B + v_cndmask = 65.
+    let mut s = wave(G1100);
+    let text = "v_permlane64_b32 v4, v3\nds_bpermute_b32 v2, v1, v3\ns_waitcnt lgkmcnt(0)\nv_cndmask_b32_e64 v2, v2, v4, s[4:5]";
+    let stats = s.run(&asm(text, G1100), &mut mem).unwrap();
+    assert_eq!(stats.est_cycles, 65);
+    assert_eq!(CostTable::for_target(G1100).lds_swizzle, 40);
+    assert_eq!(CostTable::for_target(G942).valu, 4);
+    assert_eq!(CostTable::for_target(G1100).valu, 7);
+}

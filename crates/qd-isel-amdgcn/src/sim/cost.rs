@@ -3,7 +3,7 @@
 //! The estimate is a serial issue model: every executed instruction of a wave costs its class's
 //! cycles, `s_nop N` costs N + 1 wait states. Values marked §7.1 are the cost-model seed of
 //! shuffle-lowering.md §7.1 (V, P, S, B, R — with R's two gfx942 wait states left to the `s_nop`s
-//! that the code really contains, and S/B including their `s_waitcnt`, so waits cost 1);
+//! that the code really contains, and S/B including their `s_waitcnt`, so waits cost 0);
 //! the others are documented estimates ([I]) to be recalibrated by the §4.5 benchmarks.
 
 use crate::isa::{Dpp, Inst};
@@ -102,7 +102,7 @@ pub struct CostTable {
     pub vmem: u32,
     /// Branch ([I]).
     pub branch: u32,
-    /// A wait instruction itself (the memory costs already include the wait).
+    /// A wait instruction itself: 0, the memory costs (S, B, …) already include their wait.
     pub waitcnt: u32,
     /// One wait state of `s_nop` (gfx942: 4 clocks, §7.1's "+8 clk (2 wait states)"; GFX11 [I] 1).
     pub nop_state: u32,
@@ -129,7 +129,7 @@ impl CostTable {
                 smem: 20,
                 vmem: 300,
                 branch: 4,
-                waitcnt: 1,
+                waitcnt: 0,
                 nop_state: 4,
                 barrier: 4,
                 other: 1,
@@ -149,7 +149,7 @@ impl CostTable {
                     smem: 20,
                     vmem: 300,
                     branch: 4,
-                    waitcnt: 1,
+                    waitcnt: 0,
                     nop_state: 1,
                     barrier: 4,
                     other: 1,
