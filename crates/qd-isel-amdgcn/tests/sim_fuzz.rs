@@ -146,6 +146,7 @@ fn random_dispatches_never_panic() {
                     dispatch_id: r.bool(),
                     flat_scratch_init: r.bool(),
                     private_segment_size: r.bool(),
+                    extra: r.below(20) as u8,
                 },
                 workgroup_id: [r.bool(), r.bool(), r.bool()],
                 workitem_id_dims: r.below(5) as u8,

@@ -194,6 +194,7 @@ fn setup_errors_are_reported() {
         dispatch_id: true,
         flat_scratch_init: true,
         private_segment_size: true,
+        extra: 0,
     };
     all.next_free_sgpr = 24;
     let text = "s_load_dwordx2 s[16:17], s[8:9], 0x0

@@ -4,7 +4,8 @@
 //!
 //! What the simulator does not model is refused rather than run wrongly: scratch
 //! (`private_segment_fixed_size` > 0), the workgroup-info SGPR, kernarg preloading, and a
-//! descriptor whose USER_SGPR_COUNT disagrees with its enabled user SGPRs.
+//! descriptor whose USER_SGPR_COUNT is smaller than its enabled user SGPRs take. A larger
+//! USER_SGPR_COUNT is padding ([`SimUserSgprs::extra`]): the system SGPRs follow it.
 
 use crate::code_object::{read_code_object, UserSgprs};
 use crate::isa::decode_all;
@@ -22,6 +23,7 @@ impl From<UserSgprs> for SimUserSgprs {
             dispatch_id: u.dispatch_id,
             flat_scratch_init: false,
             private_segment_size: u.private_segment_size,
+            extra: 0,
         }
     }
 }
@@ -40,6 +42,7 @@ impl SimUserSgprs {
             + 2 * u32::from(self.dispatch_id)
             + 2 * u32::from(self.flat_scratch_init)
             + u32::from(self.private_segment_size)
+            + u32::from(self.extra)
     }
 }
 
@@ -71,7 +74,7 @@ impl Program {
                 ),
             ));
         }
-        let user_sgprs = SimUserSgprs {
+        let mut user_sgprs = SimUserSgprs {
             private_segment_buffer: d.enable_sgpr_private_segment_buffer,
             dispatch_ptr: d.enable_sgpr_dispatch_ptr,
             queue_ptr: d.enable_sgpr_queue_ptr,
@@ -79,7 +82,10 @@ impl Program {
             dispatch_id: d.enable_sgpr_dispatch_id,
             flat_scratch_init: d.enable_sgpr_flat_scratch_init,
             private_segment_size: d.enable_sgpr_private_segment_size,
+            extra: 0,
         };
+        // USER_SGPR_COUNT may exceed the enabled items (padding); it may not be smaller.
+        user_sgprs.extra = d.user_sgpr_count.saturating_sub(user_sgprs.count() as u8);
         if user_sgprs.count() != u32::from(d.user_sgpr_count) {
             return Err(refuse(
                 SimErrorKind::InvalidDispatch,

@@ -70,6 +70,10 @@ pub struct SimUserSgprs {
     pub flat_scratch_init: bool,
     /// 1 SGPR: the private segment size (0).
     pub private_segment_size: bool,
+    /// More user SGPRs after the enabled ones (zero): a descriptor's USER_SGPR_COUNT may exceed
+    /// what its enabled items take (LLVM 19 writes 13 for gfx1100 wave32 kernels that enable 6),
+    /// and the system SGPRs (workgroup ids) then start after all of them.
+    pub extra: u8,
 }
 
 impl SimUserSgprs {
@@ -602,6 +606,10 @@ fn init_wave(setup: &KernelSetup, d: &Dispatch, blocks: &Blocks, wg: [u32; 3], i
     }
     if sgprs.len() > 16 {
         return Err(setup_error(format!("{} user SGPRs requested; at most 16 are initialised", sgprs.len())));
+    }
+    sgprs.extend(std::iter::repeat_n(0, usize::from(u.extra)));
+    if sgprs.len() > 31 {
+        return Err(setup_error(format!("USER_SGPR_COUNT {} exceeds the 5-bit field", sgprs.len())));
     }
     for (&enabled, &id) in setup.workgroup_id.iter().zip(&wg) {
         if enabled {
