@@ -1,4 +1,5 @@
-//! LLVM 19 as an oracle for the simulator: small IR kernels (tests/sim_llvm/*.ll) are compiled by
+//! LLVM 19 as an oracle for the simulator: small IR kernels (tests/sim_llvm/*.ll: cross-lane
+//! intrinsics per family, transcendental chains, an LDS exchange with a barrier) are compiled by
 //! `llc-19`, linked by `ld.lld-19 -shared`, loaded with `Program::from_code_object` and run. LLVM's
 //! hazard recogniser and waitcnt inserter made the code correct, so the simulator's hazard and
 //! wait checkers must accept it (no false positives), and the results must match the IR's meaning
@@ -150,6 +151,25 @@ fn llvm_compiled_kernels_run_clean_and_right() {
             Arch::Gfx90a | Arch::Gfx942 => gfx9_model(),
         };
         assert_eq!(read_u32s(&mem, out, 64), want, "{t} {name}");
+
+        // Transcendental chains (gfx942: s_nop before a non-trans use; gfx1100: depctr between).
+        let obj = build(&scratch.0, "trans.ll", t, attr);
+        let program = Program::from_code_object(&obj, Some("trans")).unwrap_or_else(|e| panic!("{t}: {e}"));
+        let mut mem = GlobalMemory::new();
+        let out = mem.alloc(256, 256);
+        let d = Dispatch { grid: [1, 1, 1], block: [64, 1, 1], kernarg: kernarg(out, 0, 0) };
+        sim::run(&program, &d, &mut mem).unwrap_or_else(|e| panic!("{t} trans: {e}"));
+        let want: Vec<u32> = (1..=64u32)
+            .map(|i| {
+                // The simulator's correctly rounded steps: exp2/log2 of a small integer are exact.
+                let x = i as f32;
+                let r = 1.0 / x;
+                let s = r.sqrt();
+                let q = (1.0 / f64::from(s).sqrt()) as f32;
+                (q * x) as u32
+            })
+            .collect();
+        assert_eq!(read_u32s(&mem, out, 64), want, "{t} trans");
 
         // LDS exchange across waves, barrier, branch, global store: 3 workgroups of 128.
         let obj = build(&scratch.0, "exchange.ll", t, attr);
