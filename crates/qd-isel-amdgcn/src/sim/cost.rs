@@ -4,7 +4,8 @@
 //! cycles, `s_nop N` costs N + 1 wait states. Values marked §7.1 are the cost-model seed of
 //! shuffle-lowering.md §7.1 (V, P, S, B, R — with R's two gfx942 wait states left to the `s_nop`s
 //! that the code really contains, and S/B including their `s_waitcnt`, so waits cost 0);
-//! the others are documented estimates ([I]) to be recalibrated by the §4.5 benchmarks.
+//! the others are estimates, marked (I) ("inferred", as in that doc), to be recalibrated by the §4.5
+//! benchmarks.
 
 use crate::isa::{Dpp, Inst};
 use crate::target::{Family, Target, WaveSize};
@@ -78,11 +79,11 @@ pub(crate) fn class(inst: &Inst, sem: Sem) -> InstClass {
 /// Cycles per class and per target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CostTable {
-    /// Scalar ALU ([I]: GFX9 one issue per 4 clocks; GFX11 SISchedule SALU = 2).
+    /// Scalar ALU ((I): GFX9 one issue per 4 clocks; GFX11 SISchedule SALU = 2).
     pub salu: u32,
-    /// V of §7.1 (gfx942 4, gfx1100 wave64 7; wave32 [I] 5 = one pass, SISchedule GFX11 VALU).
+    /// V of §7.1 (gfx942 4, gfx1100 wave64 7; wave32 (I) 5 = one pass, SISchedule GFX11 VALU).
     pub valu: u32,
-    /// Transcendentals ([I]: as V).
+    /// Transcendentals ((I): as V).
     pub trans: u32,
     /// A DPP VALU step without its wait states (§7.1: V; gfx942's +8 are the s_nops).
     pub dpp: u32,
@@ -94,21 +95,21 @@ pub struct CostTable {
     pub lds_permute: u32,
     /// S of §7.1, including the wait (40).
     pub lds_swizzle: u32,
-    /// LDS load/store/atomic including the wait ([I]: as S, same LDS path).
+    /// LDS load/store/atomic including the wait ((I): as S, same LDS path).
     pub lds: u32,
-    /// Scalar memory load including the wait ([I]: SISchedule SMEM 5 × 4 clocks).
+    /// Scalar memory load including the wait ((I): SISchedule SMEM 5 × 4 clocks).
     pub smem: u32,
-    /// Vector memory access including the wait ([I]: a cached global access).
+    /// Vector memory access including the wait ((I): a cached global access).
     pub vmem: u32,
-    /// Branch ([I]).
+    /// Branch ((I)).
     pub branch: u32,
     /// A wait instruction itself: 0, the memory costs (S, B, …) already include their wait.
     pub waitcnt: u32,
-    /// One wait state of `s_nop` (gfx942: 4 clocks, §7.1's "+8 clk (2 wait states)"; GFX11 [I] 1).
+    /// One wait state of `s_nop` (gfx942: 4 clocks, §7.1's "+8 clk (2 wait states)"; GFX11 (I) 1).
     pub nop_state: u32,
-    /// `s_barrier` ([I]).
+    /// `s_barrier` ((I)).
     pub barrier: u32,
-    /// Other instructions ([I]).
+    /// Other instructions ((I)).
     pub other: u32,
 }
 

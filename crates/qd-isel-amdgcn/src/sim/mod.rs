@@ -8,7 +8,7 @@
 //! a barrier releases when every live wave of the workgroup has reached it (a wave that ended no
 //! longer counts, as on the hardware). Initial register state follows amdgcn-encoding.md §14: the
 //! enabled user SGPRs in the fixed order from s0, then the workgroup ids; v0 holds the packed
-//! work-item id (X in [9:0], Y in [19:10] and Z in [29:20] when enabled); EXEC has one bit per
+//! work-item id (X in bits 9:0, Y in 19:10 and Z in 29:20 when enabled); EXEC has one bit per
 //! live work-item, so the last wave of a workgroup may be partial. Other registers start at 0.
 //!
 //! Every instruction runs through one exhaustive `match` over the table (`ops::sem`) with
@@ -77,7 +77,7 @@ pub struct SimUserSgprs {
 }
 
 impl SimUserSgprs {
-    /// Only the kernarg pointer (s[0:1]).
+    /// Only the kernarg pointer (`s[0:1]`).
     pub fn kernarg_only() -> SimUserSgprs {
         SimUserSgprs { kernarg_segment_ptr: true, ..SimUserSgprs::default() }
     }
@@ -103,7 +103,7 @@ pub struct KernelSetup {
 }
 
 impl KernelSetup {
-    /// Kernarg pointer in s[0:1], workgroup id X in s2, X ids in v0, no LDS, 32 VGPRs, 16 SGPRs.
+    /// Kernarg pointer in `s[0:1]`, workgroup id X in s2, X ids in v0, no LDS, 32 VGPRs, 16 SGPRs.
     pub fn new(target: Target) -> KernelSetup {
         KernelSetup {
             target,
