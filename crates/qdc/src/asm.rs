@@ -170,13 +170,13 @@ pub fn asm(args: &[String]) -> Result<(), String> {
     let out = o.out.unwrap_or_else(|| default_out(&o.file));
     std::fs::write(&out, &object).map_err(|e| format!("error: cannot write {out}: {e}"))?;
     eprintln!(
-        "{out}: kernel {name} for {} ({} instructions, {} bytes of code; {} VGPRs, {} SGPRs{})",
+        "{out}: kernel {name} for {} ({} instructions, {} bytes of code; next_free_vgpr {}, next_free_sgpr {}{})",
         cfg.target_id(),
         insts.len(),
         kernel.code.len(),
         resources.next_free_vgpr,
         resources.next_free_sgpr,
-        if resources.uses_vcc { " + VCC" } else { "" },
+        if resources.uses_vcc { ", uses VCC" } else { "" },
     );
     Ok(())
 }

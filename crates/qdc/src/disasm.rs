@@ -69,6 +69,8 @@ pub fn listing(obj: &CodeObject, k: &LoadedKernel, descriptor: bool) -> Listing 
     let target = obj.target(k);
     let cfg = CodeObjectConfig { target, xnack: obj.xnack, sramecc: obj.sramecc };
     let mut out = String::new();
+    // The header is a comment, so that the instruction listing (without the descriptor) is
+    // itself input for `qdc asm`.
     let _ = writeln!(
         out,
         "; kernel {}: {} (wave{}), {} bytes of code at {:#x}",
@@ -78,7 +80,6 @@ pub fn listing(obj: &CodeObject, k: &LoadedKernel, descriptor: bool) -> Listing 
         k.code.len(),
         k.code_vaddr
     );
-    let _ = writeln!(out, "{:016x} <{}>:", k.code_vaddr, k.name);
     let mut undecodable = 0;
     let mut at = 0usize;
     while at < k.code.len() {
