@@ -80,7 +80,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    let file = file.ok_or("qdc asm: missing FILE.s")?;
+    let file = file.ok_or("qdc asm: missing FILE.s (see `qdc help`)")?;
     let target = target.ok_or("qdc asm: missing --target (gfx90a, gfx942, gfx1100 or gfx1100:wave32)")?;
     Ok(Options { file, target, out, kernel, lds, kernarg_size, workgroup_size })
 }

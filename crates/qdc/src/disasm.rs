@@ -37,7 +37,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    o.file = file.ok_or("qdc disasm: missing FILE.co")?;
+    o.file = file.ok_or("qdc disasm: missing FILE.co (see `qdc help`)")?;
     Ok(o)
 }
 

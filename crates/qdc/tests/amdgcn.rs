@@ -677,3 +677,40 @@ fn disasm_matches_llvm_objdump_on_the_codec_golden_tables() {
         println!("{spelling}: {} golden instructions print as the table says and as llvm-objdump-19 does, except the known gaps {kinds:?}", want.len());
     }
 }
+
+/// The example session of docs/qdc.md is what `qdc asm` and `qdc disasm` really print.
+#[test]
+fn the_documented_example_session_is_real() {
+    let doc_path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "docs", "qdc.md"].iter().collect();
+    let doc = std::fs::read_to_string(&doc_path).expect("docs/qdc.md");
+    let section = |from: &str, to: &str| -> String {
+        let start = doc.find(from).unwrap_or_else(|| panic!("docs/qdc.md lacks `{from}`")) + from.len();
+        let len = doc[start..].find(to).unwrap_or_else(|| panic!("docs/qdc.md lacks `{to}` after `{from}`"));
+        doc[start..start + len].to_string()
+    };
+    let program = section("$ cat add_one.s\n", "$ qdc asm");
+    let summary = section("--workgroup-size 64\n", "\n$ qdc disasm");
+    let listing = section("$ qdc disasm add_one.co\n", "\n.amdhsa_kernel");
+    let dir = scratch("doc-example");
+    let src = dir.join("add_one.s");
+    std::fs::write(&src, &program).expect("write");
+    let out = qdc(&["asm", &path_str(&src), "--target", "gfx942", "--kernarg-size", "12", "--workgroup-size", "64"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let co = path_str(&dir.join("add_one.co"));
+    assert_eq!(stderr(&out).trim_end(), summary.replacen("add_one.co", &co, 1), "the documented summary");
+    let out = qdc(&["disasm", &co]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = stdout(&out);
+    assert!(got.starts_with(&listing), "docs/qdc.md's listing is not what qdc prints:\n{got}");
+    // The documented descriptor lines (the `…` elide others) appear in order.
+    let kd = section("\n.amdhsa_kernel add_one\n", ".end_amdhsa_kernel");
+    let mut rest = got.as_str();
+    for line in kd.lines().filter(|l| !l.contains('…')) {
+        let at = rest.find(&format!("{line}\n")).unwrap_or_else(|| panic!("`{line}` missing or out of order:\n{got}"));
+        rest = &rest[at + line.len()..];
+    }
+    if have(OBJDUMP) {
+        let c = compare_with_objdump(&co, Target::wave64(Arch::Gfx942), "docs example");
+        assert!(c.gaps.is_empty(), "{:?}", c.gaps);
+    }
+}
