@@ -714,3 +714,40 @@ fn the_documented_example_session_is_real() {
         assert!(c.gaps.is_empty(), "{:?}", c.gaps);
     }
 }
+
+/// Objects with several kernels: each is listed (header, code, descriptor), and `--kernel`
+/// picks one.
+#[test]
+fn disasm_lists_every_kernel_and_kernel_picks_one() {
+    let dir = scratch("multi");
+    let target = Target { arch: Arch::Gfx1100, wave: WaveSize::W32 };
+    let kernel = |name: &str, text: &str| KernelCode {
+        name: name.into(),
+        code: encode_all(&parse_asm(text, target).expect("parses"), target).expect("encodes"),
+        resources: KernelResources::default(),
+        args: vec![],
+    };
+    let obj = write_code_object(
+        &CodeObjectConfig::new(target),
+        &[kernel("first", "s_nop 0\ns_endpgm\n"), kernel("second", "v_mov_b32_e32 v0, v1\ns_endpgm\n")],
+    )
+    .expect("writes");
+    let file = path_str(&dir.join("two.co"));
+    std::fs::write(&file, obj).expect("write");
+    let out = qdc(&["disasm", &file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.find("; kernel first: amdgcn-amd-amdhsa--gfx1100 (wave32), 8 bytes of code at 0x").expect(&text);
+    let second = text.find("\n\n; kernel second: amdgcn-amd-amdhsa--gfx1100 (wave32), 8 bytes").expect(&text);
+    assert!(first < second, "{text}");
+    assert_eq!(text.matches(".amdhsa_kernel ").count(), 2, "{text}");
+    assert!(text.contains("\t.amdhsa_wavefront_size32 1\n"), "{text}");
+    let listed: Vec<String> = instructions(&text).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(listed, ["s_nop 0", "s_endpgm", "v_mov_b32_e32 v0, v1", "s_endpgm"]);
+    let out = qdc(&["disasm", &file, "--kernel", "second", "--no-descriptor"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("; kernel second:"), "{text}");
+    let listed: Vec<String> = instructions(&text).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(listed, ["v_mov_b32_e32 v0, v1", "s_endpgm"]);
+}
