@@ -109,3 +109,67 @@ fn labels_resolve_to_dword_offsets() {
     assert_eq!(insts[1].imm, -2);
     assert_eq!(insts[2].imm, 2);
 }
+
+#[test]
+fn suffixless_spellings_pick_the_encoding_llvm_picks() {
+    use qd_isel_amdgcn::isa::{Dpp, Form};
+    let g11 = Target::wave64(Arch::Gfx1100);
+    let g942 = Target::wave64(Arch::Gfx942);
+    let one = |t, s: &str| parse_asm(s, t).unwrap_or_else(|e| panic!("`{s}`: {}", e.render(s))).remove(0);
+    assert_eq!(one(g942, "v_mov_b32 v0, v1").form, Form::E32);
+    assert_eq!(one(g942, "v_cmp_eq_u32 vcc, v1, v2").form, Form::E32);
+    // Operands only VOP3 can encode select it, as llvm-mc does.
+    assert_eq!(one(g11, "v_add_f32 v0, s1, s2").form, Form::E64);
+    assert_eq!(one(g942, "v_add_f32 v0, v1, s2").form, Form::E64);
+    assert_eq!(one(g942, "v_add_f32 v0, v1, v2 clamp").form, Form::E64);
+    assert!(parse_asm("v_add_f32 v0, s1, s2", g942).is_err(), "constant bus on gfx942");
+    // GFX11 VOPC DPP is spelled without a suffix.
+    let cmp = one(g11, "v_cmp_eq_u32 vcc, v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf");
+    assert!(matches!(cmp.dpp, Dpp::Dpp16(_)));
+    // bound_ctrl:0 sets the bit on GFX9 (LLVM's historical spelling) and clears it on GFX11.
+    let bc = |t, s: &str| match one(t, s).dpp {
+        Dpp::Dpp16(d) => d.bound_ctrl,
+        _ => panic!("no dpp"),
+    };
+    assert!(bc(g942, "v_mov_b32_dpp v0, v1 row_shr:1 bound_ctrl:0"));
+    assert!(bc(g942, "v_mov_b32_dpp v0, v1 row_shr:1 bound_ctrl:1"));
+    assert!(!bc(g11, "v_mov_b32_dpp v0, v1 row_shr:1 bound_ctrl:0"));
+    assert!(bc(g11, "v_mov_b32_dpp v0, v1 row_shr:1 bound_ctrl:1"));
+    // Disassembler spellings: unsigned branch offsets and GFX11 `null` SMEM offsets.
+    assert_eq!(one(g942, "s_branch 65535").imm, -1);
+    assert_eq!(one(g11, "s_load_b32 s2, s[4:5], null").imm, 0);
+}
+
+#[test]
+fn whole_kernel_round_trips() {
+    // The reference kernel of amdgcn-encoding.md §16 (gfx1100 variant), 60 bytes.
+    let t = Target::wave64(Arch::Gfx1100);
+    let src = "\
+        s_load_b64 s[4:5], s[0:1], 0x0
+        s_lshl_b32 s2, s2, 6
+        v_add_nc_u32_e32 v0, s2, v0
+        v_lshlrev_b32_e32 v0, 2, v0
+        s_waitcnt lgkmcnt(0)
+        global_load_b32 v1, v0, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_add_nc_u32_dpp v1, v1, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+        v_permlane64_b32 v1, v1
+        global_store_b32 v0, v1, s[4:5]
+        s_endpgm";
+    let insts = parse_asm(src, t).unwrap();
+    let bytes = encode_all(&insts, t).unwrap();
+    assert_eq!(bytes.len(), 60);
+    let words: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    assert_eq!(
+        words,
+        [
+            0xF4040100, 0xF8000000, 0x84028602, 0x4A000002, 0x30000082, 0xBF89FC07, 0xDC520000, 0x01040000, 0xBF8903F7,
+            0x4A0202FA, 0xFF091101, 0x7E02CF01, 0xDC6A0000, 0x00040100, 0xBFB00000
+        ]
+    );
+    let back = decode_all(&bytes, t).unwrap();
+    assert_eq!(back.iter().map(|(o, _)| *o).collect::<Vec<_>>(), [0, 8, 12, 16, 20, 24, 32, 36, 44, 48, 56]);
+    let text: Vec<String> = back.iter().map(|(_, i)| i.display(t).to_string()).collect();
+    let expect: Vec<&str> = src.lines().map(str::trim).collect();
+    assert_eq!(text, expect);
+}

@@ -92,7 +92,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Sgpr(r) => {
             if !matches!(s.kind, Kind::SDst | Kind::SSrc | Kind::SReg | Kind::VSrc | Kind::MaskDst | Kind::MaskSrc) {
-                return Err(format!("an SGPR is not allowed here ({:?} slot)", s.kind));
+                return Err(format!("an SGPR is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(r.len)?;
             if r.len == 0 || r.last() > layout::max_sgpr(family) {
@@ -106,7 +106,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Vgpr(r) => {
             if !matches!(s.kind, Kind::VReg | Kind::VSrc) {
-                return Err(format!("a VGPR is not allowed here ({:?} slot)", s.kind));
+                return Err(format!("a VGPR is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(r.len)?;
             if r.len == 0 || r.last() > 255 {
@@ -120,25 +120,25 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         Operand::Vcc | Operand::Exec => {
             let mask_ok = matches!(s.kind, Kind::MaskDst | Kind::MaskSrc | Kind::ImplicitVcc);
             if !(scalar_kind || mask_ok) || (s.kind == Kind::ImplicitVcc && op != Operand::Vcc) {
-                return Err(format!("{op:?} is not allowed here"));
+                return Err(format!("{op:?} is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(2)
         }
         Operand::VccLo => {
             if !(scalar_kind || matches!(s.kind, Kind::MaskDst | Kind::MaskSrc | Kind::ImplicitVcc)) {
-                return Err("vcc_lo is not allowed here".into());
+                return Err(format!("vcc_lo is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::ExecLo => {
             if !(scalar_kind || matches!(s.kind, Kind::MaskDst | Kind::MaskSrc)) {
-                return Err("exec_lo is not allowed here".into());
+                return Err(format!("exec_lo is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::VccHi | Operand::ExecHi | Operand::M0 => {
             if !scalar_kind {
-                return Err(format!("{op:?} is not allowed here"));
+                return Err(format!("{op:?} is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
@@ -147,19 +147,19 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
                 return Err("null exists only on GFX11".into());
             }
             if !matches!(s.kind, Kind::SDst | Kind::SSrc | Kind::VSrc | Kind::MaskDst | Kind::Null) {
-                return Err("null is not allowed here".into());
+                return Err(format!("null is not allowed here: the slot takes {}", s.kind.describe()));
             }
             Ok(())
         }
         Operand::Scc => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("src_scc is not allowed here".into());
+                return Err(format!("src_scc is not allowed here: the slot takes {}", s.kind.describe()));
             }
             width_is(1)
         }
         Operand::Int(i) => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("a constant is not allowed here".into());
+                return Err(format!("a constant is not allowed here: the slot takes {}", s.kind.describe()));
             }
             if !(-16..=64).contains(&i) {
                 return Err(format!("inline integer {i} is outside -16..=64 (use a literal)"));
@@ -168,7 +168,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
         }
         Operand::Float(_) | Operand::Literal(_) => {
             if !matches!(s.kind, Kind::SSrc | Kind::VSrc) {
-                return Err("a constant is not allowed here".into());
+                return Err(format!("a constant is not allowed here: the slot takes {}", s.kind.describe()));
             }
             Ok(())
         }
@@ -366,6 +366,7 @@ fn check_imm(inst: &Inst, target: Target) -> Result<(), String> {
         },
         Shape::Sopk | Shape::SopkCmp => in_range(-32768, 65535, "simm16"),
         Shape::SopkWaitcnt => in_range(0, 0xFFFF, "count"),
+        Shape::SmemLoad { base: 4, .. } => in_range(0, 0xF_FFFF, "SMEM buffer offset"),
         Shape::SmemLoad { .. } => in_range(-0x10_0000, 0xF_FFFF, "SMEM offset"),
         Shape::DsLoad { .. }
         | Shape::DsStore { .. }
@@ -485,6 +486,11 @@ fn check_literals(inst: &Inst, target: Target, enc: &Enc, enc32: Enc32, slots: &
         }
     }
     if lit.is_some() {
+        if matches!(inst.op.info().shape, Shape::Readlane | Shape::Writelane)
+            && matches!(inst.operands[2], Operand::Literal(_))
+        {
+            return Err("the lane select cannot be a literal".into());
+        }
         if inst.dpp != Dpp::None {
             return Err("DPP instructions cannot take a literal".into());
         }
@@ -498,7 +504,8 @@ fn check_literals(inst: &Inst, target: Target, enc: &Enc, enc32: Enc32, slots: &
 /// A constant-bus read, for counting distinct values.
 #[derive(PartialEq, Eq)]
 enum BusRead {
-    Reg(u16),
+    /// A scalar register by code and width (LLVM counts `vcc_lo` and `vcc` as different).
+    Reg(u16, u8),
     Lit(u32),
 }
 
@@ -510,14 +517,15 @@ fn check_constant_bus(inst: &Inst, target: Target, slots: &[Slot]) -> Result<(),
             continue;
         }
         // GFX9 v_writelane_b32 reads m0 as the lane select without using the bus.
-        if family == Family::Gfx9 && inst.op == Op::VWritelaneB32 && *o == Operand::M0 {
+        if family == Family::Gfx9 && inst.op == Op::VWritelaneB32 && s.field == layout::Field::Src1 && *o == Operand::M0
+        {
             continue;
         }
         let r = match *o {
             Operand::Literal(v) => BusRead::Lit(v),
             Operand::Null | Operand::None | Operand::Int(_) | Operand::Float(_) | Operand::Vgpr(_) => continue,
             other => match other.src_code(family) {
-                Some(c) => BusRead::Reg(c),
+                Some(c) => BusRead::Reg(c, s.width),
                 None => continue,
             },
         };

@@ -34,6 +34,23 @@ pub(crate) enum Kind {
     Null,
 }
 
+impl Kind {
+    /// What the slot takes, for messages.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::SDst => "a scalar register",
+            Kind::SSrc => "a scalar register or constant",
+            Kind::SReg => "an SGPR",
+            Kind::VReg => "a VGPR",
+            Kind::VSrc => "a VGPR, scalar register or constant",
+            Kind::MaskDst => "a lane mask (SGPRs, vcc or null)",
+            Kind::MaskSrc => "a lane mask (SGPRs or vcc)",
+            Kind::ImplicitVcc => "the vcc the 32-bit encoding implies",
+            Kind::Null => "null",
+        }
+    }
+}
+
 /// Where a slot lives in the encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Field {
@@ -228,7 +245,7 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
     match op.info().shape {
         Shape::Sop1 { d, s } => vec![slot(SDst, d, Sdst), slot(SSrc, s, Ssrc0)],
         Shape::Sop1Dst { d } => vec![slot(SDst, d, Sdst)],
-        Shape::Sop1Src { s } => vec![slot(SSrc, s, Ssrc0)],
+        Shape::Sop1Src { s } => vec![slot(SDst, s, Ssrc0)],
         Shape::Sop2 { d, s0, s1 } => vec![slot(SDst, d, Sdst), slot(SSrc, s0, Ssrc0), slot(SSrc, s1, Ssrc1)],
         Shape::Sopk | Shape::SopkCmp => vec![slot(SDst, 1, Sdst)],
         Shape::SopkWaitcnt => vec![slot(Null, 1, Sdst)],
@@ -238,6 +255,7 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
             vec![slot(SReg, d, SmemData), slot(SReg, base, SmemBase), opt(SReg, 1, SmemOff)]
         }
         Shape::SmemDst { d } => vec![slot(SReg, d, SmemData)],
+        Shape::Vop1 { d, .. } if op == Op::VPermlane64B32 => vec![slot(VReg, d, Vdst), slot(VReg, 1, Src0)],
         Shape::Vop1 { d, s } => vec![slot(VReg, d, Vdst), src0(s)],
         Shape::Vop1Sdst => vec![slot(SDst, 1, Vdst), slot(VReg, 1, Src0)],
         Shape::Vop2 { d, s0, s1 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1)],

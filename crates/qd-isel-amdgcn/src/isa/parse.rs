@@ -513,7 +513,7 @@ fn reg_range(s: &str) -> Option<(u16, u8)> {
     }
 }
 
-fn parse_tok(t: &str, col: usize, wave: WaveSize) -> Result<Tok, LineErr> {
+fn parse_tok(t: &str, col: usize) -> Result<Tok, LineErr> {
     let mut s = t;
     let mut neg = false;
     let mut abs = false;
@@ -535,12 +535,11 @@ fn parse_tok(t: &str, col: usize, wave: WaveSize) -> Result<Tok, LineErr> {
         s = inner;
     }
     let lower = s.to_ascii_lowercase();
-    let w64 = wave == WaveSize::W64;
     let special = match lower.as_str() {
-        "vcc" => Some(if w64 { Operand::Vcc } else { Operand::VccLo }),
+        "vcc" => Some(Operand::Vcc),
         "vcc_lo" => Some(Operand::VccLo),
         "vcc_hi" => Some(Operand::VccHi),
-        "exec" => Some(if w64 { Operand::Exec } else { Operand::ExecLo }),
+        "exec" => Some(Operand::Exec),
         "exec_lo" => Some(Operand::ExecLo),
         "exec_hi" => Some(Operand::ExecHi),
         "m0" => Some(Operand::M0),
@@ -588,9 +587,10 @@ fn const_operand(tok: &Tok, width: u8, col: usize) -> Result<Operand, LineErr> {
         return Ok(if width == 1 { Operand::imm32(bits) } else { Operand::Literal(bits) });
     }
     if let Some(f) = tok.float {
-        if let Some(x) = InlineFloat::ALL.into_iter().find(|x| {
-            let v: f64 = x.text().parse().unwrap_or(f64::NAN);
-            v == f || (*x == InlineFloat::InvTwoPi && (f - 0.159_154_943_091_895_34).abs() < 1e-7)
+        if let Some(x) = InlineFloat::ALL.into_iter().find(|x| match x {
+            InlineFloat::InvTwoPi if width == 1 => f == 0.159_154_94,
+            InlineFloat::InvTwoPi => f == 0.159_154_943_091_895_32,
+            _ => x.text().parse::<f64>().is_ok_and(|v| v == f),
         }) {
             return Ok(Operand::Float(x));
         }
@@ -617,7 +617,7 @@ fn fill(
     let enc32 = layout::resolve_form(op, enc, inst.form).map_err(|e| lerr(col0, e))?;
     let mut parsed: Vec<(usize, Tok)> = Vec::new();
     for &(c, t) in toks {
-        parsed.push((c, parse_tok(t, c, target.wave)?));
+        parsed.push((c, parse_tok(t, c)?));
     }
     let global = matches!(
         shape,
@@ -652,6 +652,10 @@ fn fill(
             continue;
         }
         let (i, s) = slot_for[k];
+        // The GFX11 disassembler spells an absent soffset with offset 0 as `null`.
+        if smem_load && s.field == Field::SmemOff && tok.op == Operand::Null {
+            continue;
+        }
         if smem_load && s.field == Field::SmemOff && tok.op == Operand::None && !tok.off {
             let v = tok.int.ok_or_else(|| lerr(*c, "expected an offset or an SGPR"))?;
             inst.imm = i32::try_from(v).map_err(|_| lerr(*c, "offset out of range"))?;
@@ -660,7 +664,15 @@ fn fill(
         if tok.off && s.field != Field::FlatSaddr {
             return Err(lerr(*c, "`off` is only a global saddr"));
         }
-        let o = const_operand(tok, s.width, *c)?;
+        let mut o = const_operand(tok, s.width, *c)?;
+        // In wave32 `vcc`/`exec` in a 32-bit slot are vcc_lo/exec_lo.
+        if target.wave == WaveSize::W32 && s.width == 1 {
+            o = match o {
+                Operand::Vcc => Operand::VccLo,
+                Operand::Exec => Operand::ExecLo,
+                other => other,
+            };
+        }
         inst.operands[i] = o;
         let value_src = matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2) && s.kind != Kind::MaskSrc;
         if value_src {
@@ -723,7 +735,7 @@ fn parse_other_mods(
             ("offset1", Some(_)) => {
                 inst.imm1 = u8::try_from(int()?).map_err(|_| lerr(col, "offset1 is 0..=255"))?;
             }
-            ("glc", None) if arch != Arch::Gfx942 => glc = true,
+            ("glc", None) if arch != Arch::Gfx942 || matches!(shape, Shape::SmemLoad { .. }) => glc = true,
             ("sc0", None) if arch == Arch::Gfx942 => glc = true,
             ("slc", None) if arch != Arch::Gfx942 => inst.cache.slc_nt = true,
             ("nt", None) if arch == Arch::Gfx942 => inst.cache.slc_nt = true,
@@ -844,6 +856,8 @@ fn parse_sopp(
         SoppImm::Imm => inst.imm = raw16(text)?,
         SoppImm::Branch => {
             if let Some(v) = parse_int(text) {
+                // The disassembler prints SIMM16 unsigned; read 32768..=65535 as negative.
+                let v = if (32768..=65535).contains(&v) { v - 65536 } else { v };
                 inst.imm = i32::try_from(v).map_err(|_| lerr(col, "branch offset out of range"))?;
             } else if is_ident(text) {
                 return Ok(Some((text.to_string(), col)));

@@ -11,7 +11,7 @@ use crate::isa::check::{self, Resolved};
 use crate::isa::dpp::{Dpp16, DppCtrl};
 use crate::isa::inst::{Dpp, Inst};
 use crate::isa::layout::{self, Enc32, Field, Kind};
-use crate::isa::operand::Operand;
+use crate::isa::operand::{InlineFloat, Operand};
 use crate::isa::swizzle::Swizzle;
 use crate::isa::table::{Format, Op, Shape, SoppImm};
 use crate::isa::waitcnt::Waitcnt;
@@ -21,27 +21,46 @@ use crate::target::{Arch, Family, Target};
 pub struct InstDisplay<'a> {
     inst: &'a Inst,
     target: Target,
+    style: Style,
+}
+
+/// Which of LLVM's two spellings to print. They differ only where LLVM's disassembler prints an
+/// operand differently from its assembler: branch offsets (unsigned 16-bit in the disassembler)
+/// and the GFX11 SMEM offset 0 with no SGPR offset (`null` in the disassembler).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// `llvm-mc-19 -show-encoding` (the assembler's canonical text).
+    Asm,
+    /// `llvm-objdump-19 -d` / `llvm-mc-19 -disassemble`.
+    Disasm,
 }
 
 impl Inst {
     /// The instruction as LLVM 19 assembler text for `target` (an instruction that does not
     /// check prints as its mnemonic followed by the reason, as a comment).
     pub fn display(&self, target: Target) -> impl fmt::Display + '_ {
-        InstDisplay { inst: self, target }
+        InstDisplay { inst: self, target, style: Style::Asm }
+    }
+
+    /// The instruction as LLVM 19's disassembler (`llvm-objdump-19 -d`) prints it: the same as
+    /// [`Inst::display`] except that branch offsets print as unsigned 16-bit numbers and a GFX11
+    /// SMEM offset of 0 with no SGPR offset prints as `null`. The parser accepts both spellings.
+    pub fn display_disasm(&self, target: Target) -> impl fmt::Display + '_ {
+        InstDisplay { inst: self, target, style: Style::Disasm }
     }
 }
 
 impl fmt::Display for InstDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match check::resolve(self.inst, self.target) {
-            Ok(r) => f.write_str(&render(self.inst, self.target, &r)),
+            Ok(r) => f.write_str(&render(self.inst, self.target, &r, self.style)),
             Err(e) => write!(f, "{} ; invalid: {}", e.inst, e.reason),
         }
     }
 }
 
-/// The text of one register or constant operand.
-pub(crate) fn operand_text(o: Operand) -> String {
+/// The text of one register or constant operand in a slot of `width` registers.
+pub(crate) fn operand_text(o: Operand, width: u8) -> String {
     let reg = |p: char, first: u16, len: u8| {
         if len == 1 {
             format!("{p}{first}")
@@ -63,6 +82,7 @@ pub(crate) fn operand_text(o: Operand) -> String {
         Operand::Null => "null".into(),
         Operand::Scc => "src_scc".into(),
         Operand::Int(i) => i.to_string(),
+        Operand::Float(InlineFloat::InvTwoPi) if width == 2 => "0.15915494309189532".into(),
         Operand::Float(x) => x.text().into(),
         Operand::Literal(v) => format!("0x{v:x}"),
     }
@@ -223,6 +243,7 @@ pub(crate) fn swizzle_text(offset: u16) -> Option<String> {
     let mut s = String::from("swizzle(BITMASK_PERM,\"");
     for bit in (0..5).rev() {
         let (a, o, x) = (and >> bit & 1, or >> bit & 1, xor >> bit & 1);
+        // The per-bit (and, or, xor) triples LLVM's parser produces for "0", "1", "p", "i".
         s.push(match (a, o, x) {
             (0, 0, 0) => '0',
             (0, 1, 0) => '1',
@@ -282,7 +303,7 @@ fn hex_signed(v: i32) -> String {
     }
 }
 
-fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
+fn render(inst: &Inst, target: Target, r: &Resolved, style: Style) -> String {
     let fam = target.family();
     let mut out = mnemonic(inst, target, r);
     let shape = inst.op.info().shape;
@@ -292,22 +313,28 @@ fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
     for (o, s) in inst.operands.iter().zip(&r.layout) {
         let o = *o;
         if s.field == Field::SmemOff && o == Operand::None {
-            ops.push(hex_signed(inst.imm));
+            if style == Style::Disasm && fam == Family::Gfx11 && inst.imm == 0 {
+                ops.push("null".to_string());
+            } else {
+                ops.push(hex_signed(inst.imm));
+            }
             continue;
         }
         if s.field == Field::FlatVdst && o == Operand::None {
             continue;
         }
-        let mut t = operand_text(o);
+        let mut t = operand_text(o, s.width);
         let value_src = matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2) && s.kind != Kind::MaskSrc;
         if value_src {
             let bit = 1 << src_index;
             src_index += 1;
-            if m.abs & bit != 0 {
+            let abs = m.abs & bit != 0;
+            if abs {
                 t = format!("|{t}|");
             }
             if m.neg & bit != 0 {
-                t = format!("-{t}");
+                // LLVM spells a negated constant `neg(c)` so it does not read as `-c`.
+                t = if !abs && o.is_const() { format!("neg({t})") } else { format!("-{t}") };
             }
         }
         ops.push(t);
@@ -319,7 +346,10 @@ fn render(inst: &Inst, target: Target, r: &Resolved) -> String {
             match kind {
                 SoppImm::None => {}
                 SoppImm::Imm if inst.op == Op::SClause => ops.push(format!("0x{imm:x}")),
-                SoppImm::Imm => ops.push(imm.to_string()),
+                // LLVM prints inline-constant-sized values in decimal, others in hex.
+                SoppImm::Imm if imm <= 64 => ops.push(imm.to_string()),
+                SoppImm::Imm => ops.push(format!("0x{imm:x}")),
+                SoppImm::Branch if style == Style::Disasm => ops.push(imm.to_string()),
                 SoppImm::Branch => ops.push(inst.imm.to_string()),
                 SoppImm::Waitcnt => ops.push(waitcnt_text(imm, fam)),
                 SoppImm::Depctr => ops.push(depctr_text(imm)),

@@ -468,7 +468,7 @@ isa_table! {
     VPermlanex16B32 => Shape::Permlane, 0, None, Some(Enc { name: "v_permlanex16_b32", format: Format::Vop3, opcode: 0x25c });
     DsReadB32 => Shape::DsLoad { d: 1 }, 0, Some(Enc { name: "ds_read_b32", format: Format::Ds, opcode: 0x36 }), Some(Enc { name: "ds_load_b32", format: Format::Ds, opcode: 0x36 });
     DsReadB64 => Shape::DsLoad { d: 2 }, 0, Some(Enc { name: "ds_read_b64", format: Format::Ds, opcode: 0x76 }), Some(Enc { name: "ds_load_b64", format: Format::Ds, opcode: 0x76 });
-    DsReadB128 => Shape::DsLoad { d: 4 }, 0, Some(Enc { name: "ds_read_b128", format: Format::Ds, opcode: 0xfe }), Some(Enc { name: "ds_load_b128", format: Format::Ds, opcode: 0xff });
+    DsReadB128 => Shape::DsLoad { d: 4 }, 0, Some(Enc { name: "ds_read_b128", format: Format::Ds, opcode: 0xff }), Some(Enc { name: "ds_load_b128", format: Format::Ds, opcode: 0xff });
     DsRead2B32 => Shape::DsLoad2 { d: 1 }, 0, Some(Enc { name: "ds_read2_b32", format: Format::Ds, opcode: 0x37 }), Some(Enc { name: "ds_load_2addr_b32", format: Format::Ds, opcode: 0x37 });
     DsWriteB32 => Shape::DsStore { s: 1 }, 0, Some(Enc { name: "ds_write_b32", format: Format::Ds, opcode: 0xd }), Some(Enc { name: "ds_store_b32", format: Format::Ds, opcode: 0xd });
     DsWriteB64 => Shape::DsStore { s: 2 }, 0, Some(Enc { name: "ds_write_b64", format: Format::Ds, opcode: 0x4d }), Some(Enc { name: "ds_store_b64", format: Format::Ds, opcode: 0x4d });
@@ -493,7 +493,7 @@ isa_table! {
     DsOrRtnB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_or_rtn_b32", format: Format::Ds, opcode: 0x2a }), Some(Enc { name: "ds_or_rtn_b32", format: Format::Ds, opcode: 0x2a });
     DsXorRtnB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_xor_rtn_b32", format: Format::Ds, opcode: 0x2b }), Some(Enc { name: "ds_xor_rtn_b32", format: Format::Ds, opcode: 0x2b });
     DsWrxchgRtnB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_wrxchg_rtn_b32", format: Format::Ds, opcode: 0x2d }), Some(Enc { name: "ds_storexchg_rtn_b32", format: Format::Ds, opcode: 0x2d });
-    DsAddRtnF32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x6d }), Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x79 });
+    DsAddRtnF32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x35 }), Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x79 });
     DsCmpstRtnB32 => Shape::DsCmpstRtn, 0, Some(Enc { name: "ds_cmpst_rtn_b32", format: Format::Ds, opcode: 0x30 }), Some(Enc { name: "ds_cmpstore_rtn_b32", format: Format::Ds, opcode: 0x30 });
     DsBpermuteB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_bpermute_b32", format: Format::Ds, opcode: 0x3f }), Some(Enc { name: "ds_bpermute_b32", format: Format::Ds, opcode: 0xb3 });
     DsPermuteB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_permute_b32", format: Format::Ds, opcode: 0x3e }), Some(Enc { name: "ds_permute_b32", format: Format::Ds, opcode: 0xb2 });
@@ -524,7 +524,7 @@ isa_table! {
     GlobalAtomicXor => Shape::GlobalAtomic { s: 1 }, 0, Some(Enc { name: "global_atomic_xor", format: Format::Global, opcode: 0x4a }), Some(Enc { name: "global_atomic_xor_b32", format: Format::Global, opcode: 0x3e });
     GlobalAtomicAddF32 => Shape::GlobalAtomic { s: 1 }, 0, Some(Enc { name: "global_atomic_add_f32", format: Format::Global, opcode: 0x4d }), Some(Enc { name: "global_atomic_add_f32", format: Format::Global, opcode: 0x56 });
     GlobalAtomicAddX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_add_x2", format: Format::Global, opcode: 0x62 }), Some(Enc { name: "global_atomic_add_u64", format: Format::Global, opcode: 0x43 });
-    GlobalAtomicCmpswapX2 => Shape::GlobalAtomicCas { s: 2 }, 0, Some(Enc { name: "global_atomic_cmpswap_x2", format: Format::Global, opcode: 0x61 }), Some(Enc { name: "global_atomic_cmpswap_b64", format: Format::Global, opcode: 0x52 });
+    GlobalAtomicCmpswapX2 => Shape::GlobalAtomicCas { s: 2 }, 0, Some(Enc { name: "global_atomic_cmpswap_x2", format: Format::Global, opcode: 0x61 }), Some(Enc { name: "global_atomic_cmpswap_b64", format: Format::Global, opcode: 0x42 });
     BufferWbl2 => Shape::CacheCtl, 0, Some(Enc { name: "buffer_wbl2", format: Format::Mubuf, opcode: 0x28 }), None;
     BufferInvl2 => Shape::CacheCtl, GFX90A_ONLY, Some(Enc { name: "buffer_invl2", format: Format::Mubuf, opcode: 0x29 }), None;
     BufferInv => Shape::CacheCtl, GFX942_ONLY, Some(Enc { name: "buffer_inv", format: Format::Mubuf, opcode: 0x29 }), None;
