@@ -1,11 +1,15 @@
 //! `qdc disasm`: prints the kernels of an HSA code object (qd's or an LLVM/lld one) — a header,
 //! every instruction of the kernel's code in LLVM 19 syntax with the address and hex dwords in
 //! `llvm-objdump-19 -d`'s comment format, and the kernel descriptor as `.amdhsa_*` directives.
+//!
+//! Instructions print in LLVM's disassembler spelling ([`Inst::display_disasm`], so the lines are
+//! llvm-objdump's), or with `--mc-syntax` in its assembler's ([`Inst::display`], as
+//! `llvm-mc -show-encoding` prints them); `qdc asm` reads both.
 
 use std::fmt::Write as _;
 
 use qd_isel_amdgcn::code_object::{read_code_object, CodeObject, CodeObjectConfig, LoadedKernel};
-use qd_isel_amdgcn::isa::decode;
+use qd_isel_amdgcn::isa::{decode, Inst};
 
 use crate::asm::is_branch;
 
@@ -14,10 +18,11 @@ struct Options {
     kernel: Option<String>,
     descriptor: bool,
     strict: bool,
+    mc_syntax: bool,
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options { file: String::new(), kernel: None, descriptor: true, strict: false };
+    let mut o = Options { file: String::new(), kernel: None, descriptor: true, strict: false, mc_syntax: false };
     let mut file = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -27,6 +32,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             }
             "--no-descriptor" => o.descriptor = false,
             "--strict" => o.strict = true,
+            "--mc-syntax" => o.mc_syntax = true,
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 return Err(format!("qdc disasm: unknown option '{flag}'"));
             }
@@ -64,8 +70,26 @@ pub struct Listing {
     pub undecodable: usize,
 }
 
+/// How a listing is printed.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    /// Print the kernel descriptor after the code.
+    pub descriptor: bool,
+    /// Print instructions as LLVM's assembler does (`Inst::display`) rather than as its
+    /// disassembler does (`Inst::display_disasm`).
+    pub mc_syntax: bool,
+}
+
+fn inst_text(inst: &Inst, target: qd_isel_amdgcn::Target, mc_syntax: bool) -> String {
+    if mc_syntax {
+        inst.display(target).to_string()
+    } else {
+        inst.display_disasm(target).to_string()
+    }
+}
+
 /// Disassembles one kernel of a code object.
-pub fn listing(obj: &CodeObject, k: &LoadedKernel, descriptor: bool) -> Listing {
+pub fn listing(obj: &CodeObject, k: &LoadedKernel, style: Style) -> Listing {
     let target = obj.target(k);
     let cfg = CodeObjectConfig { target, xnack: obj.xnack, sramecc: obj.sramecc };
     let mut out = String::new();
@@ -87,7 +111,7 @@ pub fn listing(obj: &CodeObject, k: &LoadedKernel, descriptor: bool) -> Listing 
         let rest = &k.code[at..];
         match decode(rest, target) {
             Ok((inst, size)) => {
-                objdump_line(&mut out, &inst.display(target).to_string(), addr, &rest[..size]);
+                objdump_line(&mut out, &inst_text(&inst, target, style.mc_syntax), addr, &rest[..size]);
                 if is_branch(&inst) {
                     let dest = (at as i64) + 4 + 4 * i64::from(inst.imm);
                     match dest {
@@ -118,14 +142,14 @@ pub fn listing(obj: &CodeObject, k: &LoadedKernel, descriptor: bool) -> Listing 
         }
         out.push('\n');
     }
-    if descriptor {
+    if style.descriptor {
         out.push('\n');
         out.push_str(&k.descriptor.to_asm(obj.arch, &k.name));
     }
     Listing { text: out, undecodable }
 }
 
-/// `qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--strict]`.
+/// `qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]`.
 pub fn disasm(args: &[String]) -> Result<(), String> {
     let o = parse_options(args)?;
     let bytes = std::fs::read(&o.file).map_err(|e| format!("error: cannot read {}: {e}", o.file))?;
@@ -145,7 +169,7 @@ pub fn disasm(args: &[String]) -> Result<(), String> {
     }
     let mut undecodable = 0;
     for (i, k) in kernels.iter().enumerate() {
-        let l = listing(&obj, k, o.descriptor);
+        let l = listing(&obj, k, Style { descriptor: o.descriptor, mc_syntax: o.mc_syntax });
         if i > 0 {
             println!();
         }

@@ -9,9 +9,9 @@
 //! - `qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
 //!   [--workgroup-size N]` assembles AMDGCN assembler text (LLVM 19 syntax) into an HSA code
 //!   object with one kernel (resources computed from the instructions; ABI in docs/qdc.md).
-//! - `qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--strict]` disassembles the kernels
-//!   of a code object (qd's or an LLVM/lld one) in `llvm-objdump-19 -d`'s layout, then prints
-//!   each kernel descriptor as `.amdhsa_*` directives.
+//! - `qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]`
+//!   disassembles the kernels of a code object (qd's or an LLVM/lld one) as `llvm-objdump-19 -d`
+//!   prints them, then prints each kernel descriptor as `.amdhsa_*` directives.
 //!
 //! Later issues add `compile`, `explain` and the GPU devices.
 
@@ -35,7 +35,7 @@ USAGE:
   qdc demo [--subgroup-size S]
   qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
           [--workgroup-size N]
-  qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--strict]
+  qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
 SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:VALUE

@@ -1,8 +1,8 @@
 //! End-to-end tests of `qdc asm` and `qdc disasm` on every AMDGCN target: assemble → disassemble
 //! gives back the program's canonical text and bytes; bad assembly and bad objects fail with
 //! clear messages and exit status 1; and — when `llvm-objdump-19` is installed — `qdc disasm`
-//! prints every instruction exactly as `llvm-objdump-19 -d` does (known, reported codec gaps are
-//! listed as `KNOWN GAP` lines, anything else fails).
+//! prints every instruction exactly as `llvm-objdump-19 -d` does, and `qdc disasm --mc-syntax`
+//! as `llvm-mc-19 -show-encoding` does (they differ in two spellings, checked here too).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -254,10 +254,38 @@ fn instructions(listing: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// The canonical text of a program: parse, then print each instruction with our printer.
-fn canonical(text: &str, target: Target) -> Vec<String> {
+/// The canonical text of a program: parse, then print each instruction with our printer, in
+/// LLVM's disassembler spelling (`Inst::display_disasm`, what `qdc disasm` prints) or, with
+/// `mc_syntax`, its assembler's (`Inst::display`, what `qdc disasm --mc-syntax` prints).
+fn canonical(text: &str, target: Target, mc_syntax: bool) -> Vec<String> {
     let insts = parse_asm(text, target).unwrap_or_else(|e| panic!("{target}: {}", e.render(text)));
-    insts.iter().map(|i| i.display(target).to_string()).collect()
+    insts
+        .iter()
+        .map(|i| if mc_syntax { i.display(target).to_string() } else { i.display_disasm(target).to_string() })
+        .collect()
+}
+
+/// Where LLVM's assembler and disassembler spell the same instruction differently (so `qdc
+/// disasm` and `qdc disasm --mc-syntax` may differ): returns which of the two cases `(mc, dis)` is.
+fn spelling_difference(mc: &str, dis: &str) -> Option<&'static str> {
+    // 1. Negative SOPP branch offsets: the assembler prints `-3`, the disassembler the simm16
+    //    unsigned, `65533`.
+    if let (Some((m1, a)), Some((m2, b))) = (mc.split_once(' '), dis.split_once(' ')) {
+        if m1 == m2 && m1.contains("branch") {
+            if let (Ok(a), Ok(b)) = (a.parse::<i32>(), b.parse::<u32>()) {
+                if a < 0 && u32::from(a as u16) == b {
+                    return Some("negative branch offset");
+                }
+            }
+        }
+    }
+    // 2. GFX11 SMEM with offset 0 and no SGPR offset: `0x0` vs `null`.
+    if let (Some(a), Some(b)) = (mc.strip_suffix(", 0x0"), dis.strip_suffix(", null")) {
+        if a == b && a.starts_with("s_") {
+            return Some("GFX11 SMEM zero offset");
+        }
+    }
+    None
 }
 
 #[test]
@@ -280,11 +308,28 @@ fn asm_then_disasm_gives_back_the_canonical_program_on_every_target() {
         assert!(header.contains(&format!(", {} bytes of code at 0x", code.len())), "{header}");
 
         // Every instruction is the canonical text, in order, at consecutive addresses, and the
-        // hex words are the encoder's bytes.
+        // hex words are the encoder's bytes; with --mc-syntax the assembler's canonical text,
+        // which differs only in the two spellings.
         let got = instructions(&listing);
-        let want = canonical(&src, target);
+        let want = canonical(&src, target, false);
         let texts: Vec<&str> = got.iter().map(|(_, t)| t.as_str()).collect();
         assert_eq!(texts, want, "{spelling}:\n{listing}");
+        let out = qdc(&["disasm", &co, "--mc-syntax"]);
+        assert!(out.status.success(), "{spelling}: {}", stderr(&out));
+        let mc: Vec<String> = instructions(&stdout(&out)).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(mc, canonical(&src, target, true), "{spelling} --mc-syntax");
+        let mut kinds = std::collections::BTreeSet::new();
+        for (m, d) in mc.iter().zip(&want) {
+            if m != d {
+                kinds.insert(spelling_difference(m, d).unwrap_or_else(|| panic!("{spelling}: `{m}` vs `{d}`")));
+            }
+        }
+        // The test kernel has a backward branch everywhere and a zero-offset s_load on gfx1100.
+        let want_kinds: &[&str] = match target.family() {
+            Family::Gfx9 => &["negative branch offset"],
+            Family::Gfx11 => &["GFX11 SMEM zero offset", "negative branch offset"],
+        };
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), want_kinds, "{spelling}");
         let words: Vec<String> = listing
             .lines()
             .filter(|l| l.starts_with('\t') && l.contains("// "))
@@ -322,17 +367,26 @@ fn asm_then_disasm_gives_back_the_canonical_program_on_every_target() {
         assert!(listing.contains("\t.amdhsa_kernarg_size 24\n"), "{listing}");
         assert!(listing.contains("\t.amdhsa_group_segment_fixed_size 1024\n"), "{listing}");
 
-        // --no-descriptor: the listing alone assembles back to the same bytes.
-        let out = qdc(&["disasm", &co, "--no-descriptor", "--kernel", &name]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        assert!(!stdout(&out).contains(".amdhsa"), "{}", stdout(&out));
-        let again = dir.join(format!("{name}_again.s"));
-        std::fs::write(&again, stdout(&out)).expect("write listing");
-        let co2 = dir.join(format!("{name}_again.co"));
-        let out = qdc(&["asm", &path_str(&again), "--target", spelling, "-o", &path_str(&co2), "--kernel", &name]);
-        assert!(out.status.success(), "{spelling}: the listing does not assemble back:\n{}", stderr(&out));
-        let obj2 = read_code_object(&std::fs::read(&co2).expect("read co")).expect("reads");
-        assert_eq!(obj2.kernels[0].code, code, "{spelling}");
+        // --no-descriptor: the listing alone, in either spelling, assembles back to the same
+        // bytes.
+        for flags in [&["--no-descriptor"][..], &["--no-descriptor", "--mc-syntax"]] {
+            let mut args = vec!["disasm", co.as_str(), "--kernel", name.as_str()];
+            args.extend_from_slice(flags);
+            let out = qdc(&args);
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert!(!stdout(&out).contains(".amdhsa"), "{}", stdout(&out));
+            let again = dir.join(format!("{name}_again.s"));
+            std::fs::write(&again, stdout(&out)).expect("write listing");
+            let co2 = dir.join(format!("{name}_again.co"));
+            let out = qdc(&["asm", &path_str(&again), "--target", spelling, "-o", &path_str(&co2), "--kernel", &name]);
+            assert!(
+                out.status.success(),
+                "{spelling} {flags:?}: the listing does not assemble back:\n{}",
+                stderr(&out)
+            );
+            let obj2 = read_code_object(&std::fs::read(&co2).expect("read co")).expect("reads");
+            assert_eq!(obj2.kernels[0].code, code, "{spelling} {flags:?}");
+        }
     }
 }
 
@@ -476,30 +530,6 @@ fn disasm_prints_undecodable_words_as_long_and_strict_fails() {
     assert!(stderr(&out).contains("1 word(s) not decoded (--strict)"), "{}", stderr(&out));
 }
 
-/// A known disagreement between our printer and llvm-objdump-19 (reported to the codec's owner;
-/// see the report in docs/qdc.md): returns its description when `(ours, llvm)` is one.
-fn known_gap(ours: &str, llvm: &str) -> Option<&'static str> {
-    // 1. Negative SOPP branch offsets: LLVM's disassembler prints simm16 as unsigned
-    //    (`s_cbranch_scc1 65533`); llvm-mc -show-encoding and our printer print `-3`.
-    if let (Some((m1, a)), Some((m2, b))) = (ours.split_once(' '), llvm.split_once(' ')) {
-        if m1 == m2 && m1.contains("branch") {
-            if let (Ok(a), Ok(b)) = (a.parse::<i32>(), b.parse::<u32>()) {
-                if a < 0 && u32::from(a as u16) == b {
-                    return Some("negative branch offset: llvm-objdump prints the simm16 unsigned");
-                }
-            }
-        }
-    }
-    // 2. GFX11 SMEM with offset 0 and soffset = null: LLVM's disassembler prints the offset
-    //    operand as `null`; our printer (like llvm-mc -show-encoding of `..., 0x0`) prints `0x0`.
-    if let (Some(a), Some(b)) = (ours.strip_suffix(", 0x0"), llvm.strip_suffix(", null")) {
-        if a == b && a.starts_with("s_") {
-            return Some("GFX11 SMEM zero offset: llvm-objdump prints `null`");
-        }
-    }
-    None
-}
-
 /// Runs a tool, asserting success; returns its stdout.
 fn run_tool(tool: &str, args: &[&str]) -> String {
     let out = Command::new(tool).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
@@ -507,18 +537,10 @@ fn run_tool(tool: &str, args: &[&str]) -> String {
     stdout(&out)
 }
 
-/// What [`compare_with_objdump`] found.
-struct Comparison {
-    /// `qdc disasm`'s instructions: (address, normalised text).
-    ours: Vec<(u64, String)>,
-    /// The known gaps seen, one line each.
-    gaps: Vec<String>,
-}
-
 /// Compares `qdc disasm FILE` with `llvm-objdump-19 -d` instruction by instruction (objdump's
 /// lines restricted to the kernel's code: it also lists the padding after it). Returns our
-/// listing and the known gaps seen; panics on any other difference (or an undecodable word).
-fn compare_with_objdump(co: &str, target: Target, what: &str) -> Comparison {
+/// listing, (address, normalised text); panics on any difference (or an undecodable word).
+fn compare_with_objdump(co: &str, target: Target, what: &str) -> Vec<(u64, String)> {
     let out = qdc(&["disasm", co, "--no-descriptor"]);
     assert!(out.status.success(), "{what}: {}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{what}: {}", stderr(&out));
@@ -530,15 +552,13 @@ fn compare_with_objdump(co: &str, target: Target, what: &str) -> Comparison {
     let theirs: Vec<(u64, String)> =
         instructions(&dump).into_iter().filter(|(addr, _)| (start..end).contains(addr)).collect();
     assert!(!theirs.is_empty(), "{what}: llvm-objdump listed nothing in {start:#x}..{end:#x}:\n{dump}");
-    let mut gaps = Vec::new();
     let mut mismatches = Vec::new();
     for i in 0..ours.len().max(theirs.len()) {
         match (ours.get(i), theirs.get(i)) {
             (Some((a1, t1)), Some((a2, t2))) if a1 == a2 && t1 == t2 => {}
-            (Some((a1, t1)), Some((a2, t2))) if a1 == a2 => match known_gap(t1, t2) {
-                Some(why) => gaps.push(format!("{what} @{a1:#x}: qd `{t1}`, llvm-objdump-19 `{t2}` ({why})")),
-                None => mismatches.push(format!("@{a1:#x}: qd `{t1}`\n        llvm-objdump-19 `{t2}`")),
-            },
+            (Some((a1, t1)), Some((a2, t2))) if a1 == a2 => {
+                mismatches.push(format!("@{a1:#x}: qd `{t1}`\n        llvm-objdump-19 `{t2}`"));
+            }
             (a, b) => mismatches.push(format!("qd {a:?}\n        llvm-objdump-19 {b:?}")),
         }
     }
@@ -554,7 +574,7 @@ fn compare_with_objdump(co: &str, target: Target, what: &str) -> Comparison {
             mismatches.iter().take(40).cloned().collect::<Vec<_>>().join("\n  "),
         );
     }
-    Comparison { ours, gaps }
+    ours
 }
 
 /// THE comparison: for every target, a kernel assembled by `qdc asm` disassembles with
@@ -567,19 +587,12 @@ fn disasm_matches_llvm_objdump_on_every_target() {
         return;
     }
     let dir = scratch("objdump");
-    let mut gaps = Vec::new();
     let mut compared = 0;
     for (target, spelling) in targets() {
         let co = assemble(&dir, target, spelling);
-        let c = compare_with_objdump(&co, target, spelling);
-        compared += c.ours.len();
-        gaps.extend(c.gaps);
+        compared += compare_with_objdump(&co, target, spelling).len();
     }
-    println!("compared {compared} instructions on 4 targets with llvm-objdump-19");
-    for g in &gaps {
-        println!("KNOWN GAP {g}");
-    }
-    println!("{} known gap(s) (codec printer vs llvm-objdump-19; see the qdc disasm docs)", gaps.len());
+    println!("compared {compared} instructions on 4 targets with llvm-objdump-19: all identical");
 }
 
 /// `qdc disasm` reads lld-linked objects too: the same kernels assembled by `llvm-mc-19` and
@@ -613,10 +626,7 @@ fn disasm_reads_lld_linked_objects() {
         let mcpu = format!("-mcpu={}", target.arch);
         run_tool(MC, &["-triple=amdgcn-amd-amdhsa", &mcpu, mattr(target), "-filetype=obj", &path_str(&s), "-o", &o]);
         run_tool(LLD, &["-shared", &o, "-o", &co]);
-        let c = compare_with_objdump(&co, target, &format!("{spelling} (lld)"));
-        for g in &c.gaps {
-            println!("KNOWN GAP {g}");
-        }
+        compare_with_objdump(&co, target, &format!("{spelling} (lld)"));
         // The descriptor block equals llvm-objdump's `.kd` block, directive for directive.
         let ours = stdout(&qdc(&["disasm", &co]));
         let ours_kd: Vec<&str> = ours.lines().map(str::trim).filter(|l| l.starts_with(".amdhsa_")).collect();
@@ -633,8 +643,9 @@ fn disasm_reads_lld_linked_objects() {
 
 /// The codec's golden tables (`crates/qd-isel-amdgcn/tests/golden/<target>.txt`: llvm-mc-19's
 /// bytes and text for every instruction form), when present: put all of a table's bytes in one
-/// kernel, and `qdc disasm` prints each instruction as the table's text and — apart from the
-/// known gaps, counted by kind — exactly as `llvm-objdump-19 -d` does.
+/// kernel; `qdc disasm` prints each instruction exactly as `llvm-objdump-19 -d` does, and
+/// `qdc disasm --mc-syntax` as the table's (llvm-mc's) text; the two differ only in the two
+/// spellings of [`spelling_difference`].
 #[test]
 fn disasm_matches_llvm_objdump_on_the_codec_golden_tables() {
     if !have(OBJDUMP) {
@@ -662,19 +673,26 @@ fn disasm_matches_llvm_objdump_on_the_codec_golden_tables() {
         let obj = write_code_object(&CodeObjectConfig::new(target), &[kernel]).expect("writes");
         let co = dir.join(format!("{}.co", stem(spelling)));
         std::fs::write(&co, obj).expect("write");
-        let c = compare_with_objdump(&path_str(&co), target, spelling);
-        let base = c.ours.first().map_or(0, |(a, _)| *a);
-        let ours: Vec<(u64, String)> = c.ours.into_iter().map(|(a, t)| (a - base, t)).collect();
-        assert_eq!(ours.len(), want.len(), "{spelling}");
-        for (o, w) in ours.iter().zip(&want) {
-            assert_eq!(o, w, "{spelling}: qdc disasm vs the golden table");
-        }
+        let co = path_str(&co);
+        let dis = compare_with_objdump(&co, target, spelling);
+        let out = qdc(&["disasm", &co, "--no-descriptor", "--mc-syntax"]);
+        assert!(out.status.success() && stderr(&out).is_empty(), "{spelling}: {}", stderr(&out));
+        let mc = instructions(&stdout(&out));
+        let base = mc.first().map_or(0, |(a, _)| *a);
+        assert_eq!(mc.len(), want.len(), "{spelling}");
         let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
-        for g in &c.gaps {
-            let kind = g.rsplit_once(" (").map_or("?", |(_, k)| k.trim_end_matches(')'));
-            *kinds.entry(kind).or_default() += 1;
+        for (((a, m), w), (_, d)) in mc.iter().zip(&want).zip(&dis) {
+            assert_eq!((a - base, m), (w.0, &w.1), "{spelling}: qdc disasm --mc-syntax vs the golden table");
+            if m != d {
+                let kind = spelling_difference(m, d).unwrap_or_else(|| panic!("{spelling}: `{m}` vs `{d}`"));
+                *kinds.entry(kind).or_default() += 1;
+            }
         }
-        println!("{spelling}: {} golden instructions print as the table says and as llvm-objdump-19 does, except the known gaps {kinds:?}", want.len());
+        println!(
+            "{spelling}: {} golden instructions: as llvm-objdump-19 prints them, and with --mc-syntax as the table; \
+             spellings that differ: {kinds:?}",
+            want.len()
+        );
     }
 }
 
@@ -710,8 +728,7 @@ fn the_documented_example_session_is_real() {
         rest = &rest[at + line.len()..];
     }
     if have(OBJDUMP) {
-        let c = compare_with_objdump(&co, Target::wave64(Arch::Gfx942), "docs example");
-        assert!(c.gaps.is_empty(), "{:?}", c.gaps);
+        compare_with_objdump(&co, Target::wave64(Arch::Gfx942), "docs example");
     }
 }
 
