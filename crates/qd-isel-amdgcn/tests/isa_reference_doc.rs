@@ -1,8 +1,13 @@
-//! The generated documentation is up to date with the table: `docs/amdgcn-instructions.md` must
-//! equal what `isa::reference::instruction_reference` renders now. On a mismatch the test prints
-//! the command that regenerates it.
+//! The documentation is up to date with the code: `docs/amdgcn-instructions.md` must equal what
+//! `isa::reference::instruction_reference` renders now, the generated blocks of `docs/amdgcn.md`
+//! (between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`) must equal the op
+//! counts of the table and the line counts of the golden files, and the page's example program
+//! (`examples/assemble.rs`) must run. On a mismatch the tests print how to regenerate.
 
-use qd_isel_amdgcn::isa::reference::instruction_reference;
+#[path = "../examples/assemble.rs"]
+mod assemble;
+
+use qd_isel_amdgcn::isa::reference::{instruction_reference, support_summary};
 use qd_isel_amdgcn::isa::Op;
 
 const REGENERATE: &str = "cargo run -p qd-isel-amdgcn --example gen_instruction_doc > docs/amdgcn-instructions.md";
@@ -43,4 +48,48 @@ fn instruction_reference_lists_every_op_once() {
         let cell = format!("| `{op:?}` |");
         assert_eq!(doc.matches(&cell).count(), 1, "{op:?} should have exactly one row");
     }
+}
+
+/// Asserts that the block `name` of docs/amdgcn.md holds exactly `fresh`.
+fn generated_block_is(name: &str, fresh: &str) {
+    let (path, text) = docs_file("amdgcn.md");
+    let begin = format!("<!-- BEGIN generated: {name} -->\n");
+    let end = format!("<!-- END generated: {name} -->");
+    let start = text.find(&begin).unwrap_or_else(|| panic!("{path}: no `{}` marker", begin.trim())) + begin.len();
+    let stop = text[start..].find(&end).unwrap_or_else(|| panic!("{path}: no `{end}` marker")) + start;
+    assert!(
+        text[start..stop] == *fresh,
+        "the `{name}` block of docs/amdgcn.md is stale; replace the lines between its markers with\n\n{fresh}"
+    );
+}
+
+#[test]
+fn user_guide_op_counts_are_up_to_date() {
+    generated_block_is("support summary", &support_summary());
+}
+
+#[test]
+fn user_guide_golden_counts_are_up_to_date() {
+    let files = [
+        ("gfx90a.txt", "gfx90a"),
+        ("gfx942.txt", "gfx942"),
+        ("gfx1100.txt", "gfx1100 (wave64)"),
+        ("gfx1100-wave32.txt", "gfx1100 (wave32)"),
+    ];
+    let mut table = String::from("| golden file | target | lines |\n|---|---|---:|\n");
+    let mut total = 0;
+    for (file, target) in files {
+        let path = format!("{}/tests/golden/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let lines = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).count();
+        total += lines;
+        table.push_str(&format!("| `tests/golden/{file}` | {target} | {lines} |\n"));
+    }
+    table.push_str(&format!("| **all** | | **{total}** |\n"));
+    generated_block_is("golden counts", &table);
+}
+
+#[test]
+fn the_pages_example_runs() {
+    assemble::main().unwrap_or_else(|e| panic!("examples/assemble.rs: {e}"));
 }
