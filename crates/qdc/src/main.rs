@@ -6,12 +6,20 @@
 //! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
 //!   [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on the `cpu` device.
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
+//! - `qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
+//!   [--workgroup-size N]` assembles AMDGCN assembler text (LLVM 19 syntax) into an HSA code
+//!   object with one kernel (resources computed from the instructions; ABI in docs/qdc.md).
+//! - `qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]`
+//!   disassembles the kernels of a code object (qd's or an LLVM/lld one) as `llvm-objdump-19 -d`
+//!   prints them, then prints each kernel descriptor as `.amdhsa_*` directives.
 //!
-//! Later issues add `compile`, `disasm`, `explain` and the GPU devices.
+//! Later issues add `compile`, `explain` and the GPU devices.
 
 #![forbid(unsafe_code)]
 
+mod asm;
 mod demo;
+mod disasm;
 mod run;
 
 use std::process::ExitCode;
@@ -25,9 +33,14 @@ USAGE:
   qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
           [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
   qdc demo [--subgroup-size S]
+  qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
+          [--workgroup-size N]
+  qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
 SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:VALUE
+T: gfx90a | gfx942 | gfx1100 | gfx1100:wave32 (AMDGCN; OUT defaults to FILE.co, NAME to the
+   file stem; ABI: kernarg pointer in s[0:1], workgroup ids x,y,z in s2..s4, work-item ids in v0)
 ";
 
 fn main() -> ExitCode {
@@ -37,6 +50,8 @@ fn main() -> ExitCode {
         Some("fmt") => fmt(&args[1..]),
         Some("run") => run::run(&args[1..]),
         Some("demo") => demo::demo(&args[1..]),
+        Some("asm") => asm::asm(&args[1..]),
+        Some("disasm") => disasm::disasm(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())

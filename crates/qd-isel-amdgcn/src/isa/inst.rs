@@ -10,7 +10,7 @@ use std::fmt;
 
 use crate::isa::dpp::{Dpp16, Dpp8};
 use crate::isa::operand::Operand;
-use crate::isa::table::Op;
+use crate::isa::table::{Format, Op};
 use crate::target::Target;
 
 /// Most operands any shape has.
@@ -94,19 +94,59 @@ pub struct Inst {
 }
 
 impl Inst {
-    /// An instruction with these operands, native/E32 form chosen from the table (E32 for
-    /// VOP1/VOP2/VOPC ops), no modifiers, no immediate.
+    /// An instruction with these operands, no modifiers, no immediate, in the form the op's
+    /// **GFX9** row implies (the GFX11 row for GFX11-only ops): [`Form::E32`] when that format is
+    /// VOP1/VOP2/VOPC, [`Form::Native`] otherwise.
+    ///
+    /// This is the GFX9-format default: an op whose format differs per family gets the GFX9 form
+    /// on every target, so on gfx1100 `v_add_co_u32`, `v_sub_co_u32` and `v_subrev_co_u32` (VOP2
+    /// on GFX9, VOP3-only on GFX11) need `.e64()`. Use [`Inst::new_for`] to pick the form from
+    /// the target's own row.
     pub fn new(op: Op, ops: &[Operand]) -> Inst {
+        let info = op.info();
+        let form = match info.gfx9.or(info.gfx11).map(|e| e.format) {
+            Some(Format::Vop1 | Format::Vop2 | Format::Vopc) => Form::E32,
+            _ => Form::Native,
+        };
+        Inst::with_form(op, form, ops)
+    }
+
+    /// An instruction with these operands, no modifiers, no immediate, in the form the op's
+    /// encoding **on `target`** implies: [`Form::E32`] when the target's format for the op is
+    /// VOP1/VOP2/VOPC; for a VOP3 format on the target, the VOP3 form — [`Form::E64`] when the
+    /// op has a 32-bit format in the other family (GFX11 `v_add_co_u32`, the form the decoder
+    /// produces and `Inst::new(..).e64()` builds), [`Form::Native`] for ops that are VOP3-only
+    /// everywhere; [`Form::Native`] for every non-VALU op.
+    ///
+    /// An op the target lacks gets the [`Inst::new`] form (its check then fails with "not
+    /// available"). With operands that fit the op's [`Shape`](crate::isa::Shape) on the target,
+    /// the result passes [`Inst::check`] and is exactly what `decode` returns for its bytes.
+    pub fn new_for(target: Target, op: Op, ops: &[Operand]) -> Inst {
+        let form = match op.enc(target.arch).map(|e| e.format) {
+            None => return Inst::new(op, ops),
+            Some(Format::Vop1 | Format::Vop2 | Format::Vopc) => Form::E32,
+            Some(Format::Vop3) => crate::isa::layout::vop3_form(op),
+            Some(
+                Format::Sop1
+                | Format::Sop2
+                | Format::Sopk
+                | Format::Sopc
+                | Format::Sopp
+                | Format::Smem
+                | Format::Ds
+                | Format::Flat
+                | Format::Global
+                | Format::Mubuf,
+            ) => Form::Native,
+        };
+        Inst::with_form(op, form, ops)
+    }
+
+    fn with_form(op: Op, form: Form, ops: &[Operand]) -> Inst {
         let mut operands = [Operand::None; MAX_OPERANDS];
         for (slot, o) in operands.iter_mut().zip(ops) {
             *slot = *o;
         }
-        let info = op.info();
-        let format = info.gfx9.or(info.gfx11).map(|e| e.format);
-        let form = match format {
-            Some(crate::isa::Format::Vop1 | crate::isa::Format::Vop2 | crate::isa::Format::Vopc) => Form::E32,
-            _ => Form::Native,
-        };
         Inst { op, form, dpp: Dpp::None, operands, mods: Mods::default(), imm: 0, imm1: 0, cache: Cache::default() }
     }
 

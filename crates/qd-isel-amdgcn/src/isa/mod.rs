@@ -13,6 +13,7 @@ mod layout;
 pub mod operand;
 mod parse;
 mod print;
+pub mod reference;
 pub mod swizzle;
 pub mod table;
 pub mod waitcnt;

@@ -4,26 +4,26 @@
 /// A decoded ds_swizzle offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Swizzle {
-    /// offset[15] = 1, below 0xC000: within each group of 4, lane k reads lane `sel[k]`.
+    /// `offset[15]` = 1, below 0xC000: within each group of 4, lane k reads lane `sel[k]`.
     QuadPerm([u8; 4]),
-    /// offset[15] = 0: within each group of 32, lane j reads `((j & and) | or) ^ xor`.
+    /// `offset[15]` = 0: within each group of 32, lane j reads `((j & and) | or) ^ xor`.
     Bitmask {
-        /// and mask, offset[4:0].
+        /// and mask, `offset[4:0]`.
         and: u8,
-        /// or mask, offset[9:5].
+        /// or mask, `offset[9:5]`.
         or: u8,
-        /// xor mask, offset[14:10].
+        /// xor mask, `offset[14:10]`.
         xor: u8,
     },
-    /// offset[15:13] = 0b110: rotate within each group of 32; offset[10] = 1 rotates right
-    /// (lane j reads j − amount), 0 left (lane j reads j + amount); amount = offset[9:5].
+    /// `offset[15:13]` = 0b110: rotate within each group of 32; `offset[10]` = 1 rotates right
+    /// (lane j reads j − amount), 0 left (lane j reads j + amount); amount = `offset[9:5]`.
     Rotate {
         /// Direction bit.
         right: bool,
         /// Rotation amount 0..=31.
         amount: u8,
     },
-    /// offset[15:13] = 0b111: the FFT butterfly mode with parameter offset[4:0].
+    /// `offset[15:13]` = 0b111: the FFT butterfly mode with parameter `offset[4:0]`.
     Fft(u8),
 }
 
