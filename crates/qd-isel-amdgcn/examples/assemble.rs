@@ -15,6 +15,7 @@ const GFX942: &str = "
     s_waitcnt lgkmcnt(0)
     global_load_dword v2, v1, s[0:1]
     s_waitcnt vmcnt(0)
+    s_nop 0                                 ; GFX9 DPP hazard: 2 wait states after v2's write
     v_add_f32_dpp v2, v2, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0
     v_cmp_gt_u32 vcc, 32, v0
     s_and_saveexec_b64 s[2:3], vcc

@@ -391,8 +391,8 @@ fn ds_variants(op: Op, shape: Shape) -> Vec<Inst> {
                 Swizzle::Bitmask { and: 0x1C, or: 1, xor: 0 },
                 Swizzle::Bitmask { and: 0x00, or: 5, xor: 0 },
                 Swizzle::Bitmask { and: 0x10, or: 15, xor: 0 },
-                Swizzle::Rotate { right: true, amount: 1 },
-                Swizzle::Rotate { right: false, amount: 31 },
+                Swizzle::Rotate { right: true, amount: 1, mask: 0 },
+                Swizzle::Rotate { right: false, amount: 31, mask: 0 },
                 Swizzle::Fft(0),
                 Swizzle::Fft(31),
             ];

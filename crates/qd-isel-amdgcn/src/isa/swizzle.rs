@@ -16,12 +16,16 @@ pub enum Swizzle {
         xor: u8,
     },
     /// `offset[15:13]` = 0b110: rotate within each group of 32; `offset[10]` = 1 rotates right
-    /// (lane j reads j − amount), 0 left (lane j reads j + amount); amount = `offset[9:5]`.
+    /// (lane j reads j − amount), 0 left (lane j reads j + amount); amount = `offset[9:5]`;
+    /// `offset[4:0]` is the mode's lane mask field, kept so decode/encode is lossless (the wave
+    /// simulator documents its use).
     Rotate {
         /// Direction bit.
         right: bool,
         /// Rotation amount 0..=31.
         amount: u8,
+        /// `offset[4:0]`.
+        mask: u8,
     },
     /// `offset[15:13]` = 0b111: the FFT butterfly mode with parameter `offset[4:0]`.
     Fft(u8),
@@ -39,7 +43,11 @@ impl Swizzle {
         } else if offset >= 0xE000 {
             Swizzle::Fft((offset & 0x1F) as u8)
         } else if offset >= 0xC000 {
-            Swizzle::Rotate { right: offset >> 10 & 1 == 1, amount: (offset >> 5 & 0x1F) as u8 }
+            Swizzle::Rotate {
+                right: offset >> 10 & 1 == 1,
+                amount: (offset >> 5 & 0x1F) as u8,
+                mask: (offset & 0x1F) as u8,
+            }
         } else {
             Swizzle::QuadPerm(std::array::from_fn(|k| (offset >> (2 * k) & 3) as u8))
         }
@@ -54,7 +62,9 @@ impl Swizzle {
             Swizzle::Bitmask { and, or, xor } => {
                 u16::from(and & 0x1F) | u16::from(or & 0x1F) << 5 | u16::from(xor & 0x1F) << 10
             }
-            Swizzle::Rotate { right, amount } => 0xC000 | u16::from(right) << 10 | u16::from(amount & 0x1F) << 5,
+            Swizzle::Rotate { right, amount, mask } => {
+                0xC000 | u16::from(right) << 10 | u16::from(amount & 0x1F) << 5 | u16::from(mask & 0x1F)
+            }
             Swizzle::Fft(n) => 0xE000 | u16::from(n & 0x1F),
         }
     }

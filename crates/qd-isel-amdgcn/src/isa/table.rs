@@ -135,7 +135,8 @@ pub enum Shape {
     DsAtomic { s: u8 },
     /// `[vdst, addr, data0]` + offset (also `ds_bpermute`/`ds_permute`).
     DsAtomicRtn { s: u8 },
-    /// `[vdst, addr, data0 (compare), data1 (new)]` + offset.
+    /// `[vdst, addr, data0, data1]` + offset. GFX9 `ds_cmpst_rtn_b32` compares with data0 and
+    /// stores data1; GFX11 `ds_cmpstore_rtn_b32` stores data0 and compares with data1.
     DsCmpstRtn,
     /// `[vdst, data0]` + offset = the swizzle pattern.
     DsSwizzle,
