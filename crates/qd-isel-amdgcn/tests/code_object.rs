@@ -4,7 +4,7 @@
 
 mod code_object_util;
 
-use code_object_util::{ref_code, ref_kernel, ref_resources};
+use code_object_util::{ref_kernel, ref_resources, rich_kernel};
 use proptest::prelude::*;
 use qd_isel_amdgcn::code_object::descriptor::{granulated_sgpr_count, granulated_vgpr_count, sgpr_extras};
 use qd_isel_amdgcn::code_object::msgpack::Value;
@@ -277,25 +277,7 @@ fn metadata_map_has_every_key_sorted() {
 fn kernels_for(arch: Arch) -> Vec<KernelCode> {
     let mut a = ref_kernel(arch, "first");
     a.args[0].name = "p".into();
-    let mut b = ref_kernel(arch, "second_kernel");
-    b.code.extend(ref_code(arch)); // 120 bytes: the next kernel starts 256 bytes later anyway
-    b.resources = KernelResources {
-        next_free_vgpr: 37,
-        next_free_sgpr: 20,
-        uses_vcc: true,
-        group_segment_size: 4096,
-        kernarg_size: 24,
-        user_sgprs: UserSgprs { dispatch_ptr: true, kernarg_segment_ptr: true, ..UserSgprs::default() },
-        workgroup_id: [true, true, false],
-        workitem_id_dims: 2,
-        max_flat_workgroup_size: 256,
-        ..KernelResources::default()
-    };
-    b.args = vec![
-        KernelArg { name: "out".into(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer },
-        KernelArg { name: "n".into(), offset: 8, size: 4, kind: ArgKind::ByValue },
-        KernelArg { name: String::new(), offset: 16, size: 4, kind: ArgKind::Hidden("hidden_block_count_x") },
-    ];
+    let b = rich_kernel(arch, "second_kernel"); // 120 bytes: the next kernel starts 256 bytes later anyway
     let mut c = ref_kernel(arch, "third");
     c.code.truncate(4 * 14); // ends before s_endpgm: any multiple of 4 is fine for the writer
     vec![a, b, c]

@@ -14,8 +14,8 @@ use std::process::Command;
 use code_object_util::*;
 use qd_isel_amdgcn::code_object::msgpack::Value;
 use qd_isel_amdgcn::code_object::{
-    read_code_object, write_code_object, ArgKind, CodeObjectConfig, FeatureSetting, KernelArg, KernelCode,
-    KernelDescriptor, KernelResources, UserSgprs,
+    read_code_object, write_code_object, CodeObjectConfig, FeatureSetting, KernelCode, KernelDescriptor,
+    KernelResources, UserSgprs,
 };
 use qd_isel_amdgcn::{Arch, Family, Target, WaveSize};
 
@@ -33,32 +33,11 @@ fn targets() -> Vec<Target> {
     ]
 }
 
-/// A second kernel with other resources and three arguments.
-fn rich_kernel(arch: Arch) -> KernelCode {
-    let mut k = ref_kernel(arch, "rich_kernel");
-    k.code.extend(ref_code(arch));
-    k.resources = KernelResources {
-        next_free_vgpr: 37,
-        next_free_sgpr: 20,
-        uses_vcc: true,
-        group_segment_size: 4096,
-        kernarg_size: 24,
-        user_sgprs: UserSgprs { dispatch_ptr: true, kernarg_segment_ptr: true, ..UserSgprs::default() },
-        workgroup_id: [true, true, false],
-        workitem_id_dims: 2,
-        max_flat_workgroup_size: 256,
-        ..KernelResources::default()
-    };
-    k.args = vec![
-        KernelArg { name: "out".into(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer },
-        KernelArg { name: "n".into(), offset: 8, size: 4, kind: ArgKind::ByValue },
-        KernelArg { name: String::new(), offset: 16, size: 4, kind: ArgKind::Hidden("hidden_block_count_x") },
-    ];
-    k
-}
-
 fn kernel_sets(arch: Arch) -> Vec<Vec<KernelCode>> {
-    vec![vec![ref_kernel(arch, "shfl")], vec![ref_kernel(arch, "shfl"), rich_kernel(arch), ref_kernel(arch, "last")]]
+    vec![
+        vec![ref_kernel(arch, "shfl")],
+        vec![ref_kernel(arch, "shfl"), rich_kernel(arch, "rich_kernel"), ref_kernel(arch, "last")],
+    ]
 }
 
 /// Runs a tool and returns (stdout, stderr), asserting success.

@@ -128,3 +128,29 @@ pub fn amdhsa_value(text: &str, key: &str) -> Option<u64> {
         (it.next() == Some(key)).then(|| it.next()).flatten().and_then(|v| v.parse().ok())
     })
 }
+
+/// The reference kernel named `name` with twice its code, richer resources (dispatch pointer,
+/// VCC, LDS, two workgroup ids and work-item dimensions) and three arguments (a buffer, a
+/// by-value scalar and a hidden argument).
+pub fn rich_kernel(arch: Arch, name: &str) -> KernelCode {
+    let mut k = ref_kernel(arch, name);
+    k.code.extend(ref_code(arch));
+    k.resources = KernelResources {
+        next_free_vgpr: 37,
+        next_free_sgpr: 20,
+        uses_vcc: true,
+        group_segment_size: 4096,
+        kernarg_size: 24,
+        user_sgprs: UserSgprs { dispatch_ptr: true, kernarg_segment_ptr: true, ..UserSgprs::default() },
+        workgroup_id: [true, true, false],
+        workitem_id_dims: 2,
+        max_flat_workgroup_size: 256,
+        ..KernelResources::default()
+    };
+    k.args = vec![
+        KernelArg { name: "out".into(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer },
+        KernelArg { name: "n".into(), offset: 8, size: 4, kind: ArgKind::ByValue },
+        KernelArg { name: String::new(), offset: 16, size: 4, kind: ArgKind::Hidden("hidden_block_count_x") },
+    ];
+    k
+}
