@@ -1,7 +1,140 @@
-//! `qd-isel-ptx`: MIR → PTX text for sm_70 … sm_90.
+//! `qd-isel-ptx`: MIR → PTX text for sm_70 … sm_90, with no LLVM and no NVRTC.
 //!
-//! This crate is filled by a later issue (the PTX back end and CUDA device). Today it holds only
-//! this documentation: it exports nothing, so nothing can mistake it for a working back end.
-//! The plan (see `docs/` and the design blueprint): virtual registers (ptxas allocates), member
-//! masks from the MIR's structure, `redux.sync` on sm_80+ and `elect.sync` on sm_90.
+//! [`compile_kernel`] turns one verified kernel into a PTX module (`.version`, `.target`,
+//! `.address_size 64` and one `.visible .entry`) that the CUDA driver JIT-loads and `ptxas`
+//! accepts. Registers are virtual (ptxas allocates them); structured regions become labels and
+//! predicated `bra`; subgroup ops become the `.sync` warp instructions with member masks taken
+//! from the MIR's structure (the full mask where the uniformity analysis proves every lane of
+//! the warp active, `activemask` elsewhere). Reductions pick `redux.sync` (sm_80+, 32-bit
+//! integers) or a `shfl.sync` tree by cost, or as forced by [`ReduceStrategy`]. The `.version`
+//! is the lowest the target and the features used allow, capped by the driver's
+//! ([`PtxOptions::max_version`]). See `docs/ptx.md`.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod emit;
+mod lower;
+mod scalar;
+mod target;
+mod warp;
+
+use core::fmt;
+pub use lower::grid_for;
+pub use target::{Feature, PtxVersion, Sm};
+
+/// How subgroup reductions are lowered.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ReduceStrategy {
+    /// The cheapest legal sequence: `redux.sync` where it applies, else the shuffle tree.
+    #[default]
+    Auto,
+    /// `redux.sync` (sm_80+, 32-bit integer `add min max and or xor`); an error elsewhere.
+    Redux,
+    /// The `shfl.sync.bfly` butterfly (a per-lane gather under partial activity).
+    ShuffleTree,
+}
+
+impl ReduceStrategy {
+    /// Text name (`auto`, `redux`, `shuffle`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceStrategy::Auto => "auto",
+            ReduceStrategy::Redux => "redux",
+            ReduceStrategy::ShuffleTree => "shuffle",
+        }
+    }
+
+    /// Parses a text name.
+    pub fn from_name(s: &str) -> Option<ReduceStrategy> {
+        [ReduceStrategy::Auto, ReduceStrategy::Redux, ReduceStrategy::ShuffleTree].into_iter().find(|r| r.name() == s)
+    }
+}
+
+/// Options of one compilation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PtxOptions {
+    /// The `.target`.
+    pub target: Sm,
+    /// The newest `.version` the consumer loads (a driver's, from
+    /// [`PtxVersion::from_driver_version`]); `None`: no cap.
+    pub max_version: Option<PtxVersion>,
+    /// How `subgroup.reduce` is lowered.
+    pub reduce: ReduceStrategy,
+    /// Zero the kernel's shared arrays at block start (the interpreter's documented semantics);
+    /// on by default. Off saves the stores and one `bar.sync` when the kernel writes before it
+    /// reads.
+    pub zero_shared: bool,
+}
+
+impl PtxOptions {
+    /// Defaults for a target: no version cap, automatic strategies, zeroed shared memory.
+    pub fn new(target: Sm) -> PtxOptions {
+        PtxOptions { target, max_version: None, reduce: ReduceStrategy::Auto, zero_shared: true }
+    }
+}
+
+/// A compiled kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxKernel {
+    /// The entry name (the MIR kernel's name).
+    pub name: String,
+    /// The whole PTX module.
+    pub ptx: String,
+    /// Its `.target`.
+    pub target: Sm,
+    /// Its `.version`.
+    pub version: PtxVersion,
+    /// Threads per block (from the MIR launch configuration).
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory the launch must pass (non-zero when the shared arrays
+    /// exceed the 48 KiB a kernel may declare statically; the launcher must also raise
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    pub dynamic_shared_bytes: u32,
+}
+
+/// Why a kernel cannot be compiled for a target: names the op, the type and the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// The target.
+    pub target: Sm,
+    /// The op (its MIR text name), when one op is the cause.
+    pub op: Option<String>,
+    /// The type involved, when one is.
+    pub ty: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl CompileError {
+    pub(crate) fn new(target: Sm, message: impl Into<String>) -> CompileError {
+        CompileError { target, op: None, ty: None, message: message.into() }
+    }
+
+    pub(crate) fn op(target: Sm, op: &str, ty: Option<String>, message: impl Into<String>) -> CompileError {
+        CompileError { target, op: Some(op.to_string()), ty, message: message.into() }
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot compile for {}", self.target)?;
+        if let Some(op) = &self.op {
+            write!(f, ": `{op}`")?;
+            if let Some(ty) = &self.ty {
+                write!(f, " on {ty}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Compiles one kernel to a PTX module. The kernel must pass the MIR verifier (it is run first;
+/// its errors come back as a [`CompileError`]).
+pub fn compile_kernel(f: &qd_mir::Function, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
+    if let Err(e) = qd_mir::verify::verify_function(f) {
+        return Err(CompileError::new(opts.target, format!("the kernel does not verify:\n{}", e.render(f))));
+    }
+    lower::lower_kernel(f, opts)
+}

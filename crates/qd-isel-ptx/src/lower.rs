@@ -1,0 +1,588 @@
+//! The kernel walk: parameters, shared memory, structured regions → labels and branches, and the
+//! dispatch of every MIR op to the module that lowers it (an exhaustive match over `Opcode`).
+//!
+//! Control flow: an `if` becomes `@!%c bra ELSE … bra END; ELSE: … END:` (`bra.uni` when the
+//! condition is uniform); its results are registers the arms' `yield`s move into. A `loop` keeps
+//! its carried values in the body's parameter registers: `continue` moves into them and jumps to
+//! the head, `break` moves into the loop's result registers and jumps past the end, `return` is
+//! `ret`. Moves of a `yield`/`continue`/`break` are a parallel copy (through temporaries when a
+//! destination is also a source). Any structured shape is a legal PTX CFG; ptxas handles
+//! reconvergence.
+//!
+//! Memory operations (addresses, loads, stores, atomics) are lowered here too; scalar arithmetic
+//! is in `scalar.rs`, warp and block ops in `warp.rs`.
+
+use crate::emit::{bits, ins, Class, Emitter, Label, Reg};
+use crate::{scalar, warp, CompileError, PtxKernel, PtxOptions};
+use cranelift_entity::SecondaryMap;
+use qd_mir::analysis::uniformity::Uniformity;
+use qd_mir::analysis::Layout;
+use qd_mir::{
+    AddrSpace, AtomicOp, Function, GridPolicy, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr,
+    Type, Value,
+};
+use core::fmt::Write;
+
+/// Static shared memory a kernel may declare; above it the arrays go to dynamic shared memory.
+const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// A structured construct being lowered: where its terminators go.
+enum Frame {
+    /// An `if`: `yield` moves into `results` and jumps to `end`.
+    If { end: Label, results: Vec<Reg> },
+    /// A `loop`: `continue` moves into `params` and jumps to `head`; `break` into `results`, `exit`.
+    Loop { head: Label, exit: Label, params: Vec<Reg>, results: Vec<Reg> },
+}
+
+/// The lowering state of one kernel.
+pub(crate) struct Lower<'a> {
+    pub f: &'a Function,
+    pub opts: &'a PtxOptions,
+    pub e: Emitter,
+    regs: SecondaryMap<Value, Option<Reg>>,
+    uni: Uniformity,
+    /// Every warp of a block is whole (threads per block a multiple of 32).
+    whole_warps: bool,
+    /// Some `return` sits under a varying condition: no region is known to be fully active.
+    divergent_return: bool,
+    frames: Vec<Frame>,
+    /// Byte offset of each shared array in the kernel's one shared block.
+    shared_off: SecondaryMap<SharedArr, u32>,
+    /// The symbol of the shared block.
+    shared_sym: &'static str,
+    /// The region being lowered.
+    pub region: Region,
+    /// The register holding the linear thread index, once computed.
+    linear_tid: Option<Reg>,
+    /// The instruction being lowered (for error messages).
+    pub cur_inst: Option<Inst>,
+}
+
+/// Lowers one verified kernel.
+pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
+    let t = opts.target;
+    let layout = Layout::new(f);
+    let uni = Uniformity::with_layout(f, &layout);
+    let divergent_return = layout.insts().iter().any(|&i| {
+        f.insts[i].opcode == Opcode::Return && layout.inst_pos(i).is_some_and(|p| !uni.is_uniform_region(p.region))
+    });
+    let threads: u64 = f.launch.block.iter().map(|&d| u64::from(d)).product();
+    let mut lw = Lower {
+        f,
+        opts,
+        e: Emitter::new(t),
+        regs: SecondaryMap::new(),
+        uni,
+        whole_warps: threads % 32 == 0,
+        divergent_return,
+        frames: Vec::new(),
+        shared_off: SecondaryMap::new(),
+        shared_sym: "qd_shared",
+        region: f.body,
+        linear_tid: None,
+        cur_inst: None,
+    };
+
+    // Shared arrays: one block, each array aligned to 8 bytes.
+    let mut total: u32 = 0;
+    for (arr, data) in f.shared.iter() {
+        total = total.next_multiple_of(8);
+        lw.shared_off[arr] = total;
+        let bytes = data.elem.bytes().checked_mul(data.len).and_then(|b| total.checked_add(b));
+        total = bytes.ok_or_else(|| CompileError::new(t, format!("shared array @{} is too large", data.name)))?;
+    }
+    let total = total.next_multiple_of(16);
+    let dynamic = total > STATIC_SHARED_LIMIT;
+    if dynamic {
+        lw.shared_sym = "qd_dyn_shared";
+    }
+
+    // Parameters.
+    let mut params = String::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let decl = match p.ty {
+            Type::Ptr(AddrSpace::Global, _) => "u64",
+            Type::Ptr(AddrSpace::Shared, _) => {
+                return Err(CompileError::new(t, format!("parameter %{} is a shared pointer, which the host cannot pass", p.name)))
+            }
+            Type::Scalar(ScalarType::Bool) => "u32",
+            Type::Scalar(s) => crate::emit::arith(s),
+        };
+        let _ = write!(params, "{}\t.param .{decl} {}_param_{i}", if i == 0 { "\n" } else { ",\n" }, f.name);
+        let r = lw.def(p.value);
+        match p.ty {
+            Type::Ptr(AddrSpace::Global, _) => {
+                ins!(lw.e, "ld.param.u64 {r}, [{}_param_{i}]", f.name);
+                ins!(lw.e, "cvta.to.global.u64 {r}, {r}");
+            }
+            Type::Scalar(ScalarType::Bool) => {
+                let tmp = lw.e.reg(Class::B32);
+                ins!(lw.e, "ld.param.u32 {tmp}, [{}_param_{i}]", f.name);
+                ins!(lw.e, "setp.ne.u32 {r}, {tmp}, 0");
+            }
+            Type::Scalar(s) => ins!(lw.e, "ld.param.{} {r}, [{}_param_{i}]", crate::emit::arith(s), f.name),
+            Type::Ptr(AddrSpace::Shared, _) => {}
+        }
+    }
+
+    if total > 0 && opts.zero_shared {
+        lw.zero_shared(total)?;
+    }
+    lw.lower_region(f.body)?;
+    // A verified body ends in `return`; this closes the entry in any case.
+    ins!(lw.e, "ret");
+
+    let version = lw.e.version();
+    if let Some(cap) = opts.max_version {
+        if version > cap {
+            return Err(CompileError::new(
+                t,
+                format!("the kernel needs PTX ISA {version} ({t} and the features it uses), newer than the {cap} the driver loads"),
+            ));
+        }
+    }
+    let body = lw.e.take_body();
+    let mut ptx = String::with_capacity(body.len() + 512);
+    let _ = writeln!(ptx, "//\n// Generated by qd (qd-isel-ptx) for kernel @{}\n//\n", f.name);
+    let _ = writeln!(ptx, ".version {version}\n.target {}\n.address_size 64\n", t.name());
+    if dynamic {
+        let _ = writeln!(ptx, ".extern .shared .align 16 .b8 qd_dyn_shared[];\n");
+    }
+    let _ = write!(ptx, ".visible .entry {}({}\n)", f.name, params);
+    let [bx, by, bz] = f.launch.block;
+    let _ = writeln!(ptx, "\n.reqntid {bx}, {by}, {bz}\n{{");
+    ptx.push_str(&lw.e.reg_decls());
+    if total > 0 && !dynamic {
+        let _ = writeln!(ptx, "\t.shared .align 16 .b8 qd_shared[{total}];");
+    }
+    ptx.push('\n');
+    ptx.push_str(&body);
+    ptx.push_str("}\n");
+    Ok(PtxKernel {
+        name: f.name.clone(),
+        ptx,
+        target: t,
+        version,
+        block: f.launch.block,
+        dynamic_shared_bytes: if dynamic { total } else { 0 },
+    })
+}
+
+impl Lower<'_> {
+    /// The register of a value (allocated at its definition).
+    pub(crate) fn r(&self, v: Value) -> Result<Reg, CompileError> {
+        self.regs[v].ok_or_else(|| CompileError::new(self.e.target, format!("value {v} used before its definition")))
+    }
+
+    /// Allocates the register defining `v`.
+    pub(crate) fn def(&mut self, v: Value) -> Reg {
+        let r = self.e.reg(Class::of(self.f.value_type(v)));
+        self.regs[v] = Some(r);
+        r
+    }
+
+    /// The scalar type of a value (pointers count as their address integer).
+    pub(crate) fn scalar(&self, v: Value) -> ScalarType {
+        match self.f.value_type(v) {
+            Type::Scalar(s) => s,
+            Type::Ptr(AddrSpace::Global, _) => ScalarType::U64,
+            Type::Ptr(AddrSpace::Shared, _) => ScalarType::U32,
+        }
+    }
+
+    /// Every lane of the warp is known active in the current region: the full member mask.
+    pub(crate) fn full_activity(&self) -> bool {
+        self.whole_warps && !self.divergent_return && self.uni.is_uniform_region(self.region)
+    }
+
+    /// Whether a value is uniform across the warp.
+    pub(crate) fn is_uniform(&self, v: Value) -> bool {
+        self.uni.is_uniform(v)
+    }
+
+    /// The member mask operand of a warp op here: `0xffffffff` under full activity, else a fresh
+    /// `activemask.b32`.
+    pub(crate) fn member_mask(&mut self, op: &str) -> Result<String, CompileError> {
+        if self.full_activity() {
+            Ok("0xffffffff".to_string())
+        } else {
+            self.e.need(crate::target::Feature::ActiveMask, op)?;
+            let m = self.e.reg(Class::B32);
+            ins!(self.e, "activemask.b32 {m}");
+            Ok(m.to_string())
+        }
+    }
+
+    /// The linear thread index in the block (x fastest), computed once at its first use, in the
+    /// body's entry so that every later use is dominated.
+    pub(crate) fn linear_tid(&mut self) -> Reg {
+        if let Some(r) = self.linear_tid {
+            return r;
+        }
+        let r = self.e.reg(Class::B32);
+        let [bx, by, bz] = self.f.launch.block;
+        ins!(self.e, "mov.u32 {r}, %tid.x");
+        if by > 1 || bz > 1 {
+            let y = self.e.reg(Class::B32);
+            ins!(self.e, "mov.u32 {y}, %tid.y");
+            if bz > 1 {
+                let z = self.e.reg(Class::B32);
+                ins!(self.e, "mov.u32 {z}, %tid.z");
+                ins!(self.e, "mad.lo.u32 {y}, {z}, {by}, {y}");
+            }
+            ins!(self.e, "mad.lo.u32 {r}, {y}, {bx}, {r}");
+        }
+        // Only cached when computed in the body region, where it dominates everything after.
+        if self.region == self.f.body {
+            self.linear_tid = Some(r);
+        }
+        r
+    }
+
+    /// Zero-fills the shared block (the interpreter's documented start state), then `bar.sync`.
+    fn zero_shared(&mut self, total: u32) -> Result<(), CompileError> {
+        let threads: u32 = self.f.launch.block.iter().product();
+        let tid = self.linear_tid();
+        let (addr, end) = (self.e.reg(Class::B32), self.e.reg(Class::B32));
+        let p = self.e.reg(Class::Pred);
+        let (head, done) = (self.e.label(), self.e.label());
+        self.e.comment(format_args!("zero the {total} bytes of shared memory"));
+        ins!(self.e, "mov.u32 {end}, {}", self.shared_sym);
+        ins!(self.e, "shl.b32 {addr}, {tid}, 2");
+        ins!(self.e, "add.u32 {addr}, {addr}, {end}");
+        ins!(self.e, "add.u32 {end}, {end}, {total}");
+        self.e.place(head);
+        ins!(self.e, "setp.ge.u32 {p}, {addr}, {end}");
+        ins!(self.e, "@{p} bra {done}");
+        ins!(self.e, "st.shared.u32 [{addr}], 0");
+        ins!(self.e, "add.u32 {addr}, {addr}, {}", threads.saturating_mul(4));
+        ins!(self.e, "bra {head}");
+        self.e.place(done);
+        ins!(self.e, "bar.sync 0");
+        Ok(())
+    }
+
+    fn lower_region(&mut self, region: Region) -> Result<(), CompileError> {
+        let saved = self.region;
+        self.region = region;
+        for i in 0..self.f.regions[region].insts.len() {
+            let inst = self.f.regions[region].insts[i];
+            self.cur_inst = Some(inst);
+            self.lower_inst(inst)?;
+        }
+        self.region = saved;
+        Ok(())
+    }
+
+    /// An error naming the current op, a type and the target.
+    pub(crate) fn unsupported(&self, ty: Option<ScalarType>, msg: impl Into<String>) -> CompileError {
+        let op = self.cur_inst.map(|i| self.f.insts[i].opcode.name()).unwrap_or("?");
+        CompileError::op(self.e.target, op, ty.map(|t| t.name().to_string()), msg)
+    }
+
+    fn lower_inst(&mut self, inst: Inst) -> Result<(), CompileError> {
+        let f = self.f;
+        let data = &f.insts[inst];
+        let args = f.args(inst);
+        let res = f.first_result(inst);
+        match data.opcode.class() {
+            OpClass::Const
+            | OpClass::Binary(_)
+            | OpClass::Unary(_)
+            | OpClass::Fma
+            | OpClass::Select
+            | OpClass::Cmp
+            | OpClass::Cast
+            | OpClass::Bitcast => scalar::lower(self, inst),
+            OpClass::Memory => self.lower_memory(inst),
+            OpClass::Index | OpClass::Exchange | OpClass::Collective(_) | OpClass::Sync => warp::lower(self, inst),
+            OpClass::If => {
+                let cond = self.r(args[0])?;
+                let results: Vec<Reg> = f.inst_results(inst).iter().map(|&v| self.def(v)).collect();
+                let (else_l, end) = (self.e.label(), self.e.label());
+                let uni = if self.is_uniform(args[0]) { ".uni" } else { "" };
+                ins!(self.e, "@!{cond} bra{uni} {else_l}");
+                let regions: Vec<Region> = f.inst_regions(inst).collect();
+                self.frames.push(Frame::If { end, results });
+                if let Some(&then_r) = regions.first() {
+                    self.lower_region(then_r)?;
+                }
+                ins!(self.e, "bra.uni {end}");
+                self.e.place(else_l);
+                if let Some(&else_r) = regions.get(1) {
+                    self.lower_region(else_r)?;
+                } else if !f.inst_results(inst).is_empty() {
+                    return Err(self.unsupported(None, "an `if` with results needs an else arm"));
+                }
+                self.frames.pop();
+                self.e.place(end);
+                let _ = res;
+                Ok(())
+            }
+            OpClass::Loop => {
+                let body = f.inst_regions(inst).next().ok_or_else(|| self.unsupported(None, "a loop without a body"))?;
+                let params: Vec<Reg> = f.region_params(body).iter().map(|&v| self.def(v)).collect();
+                let inits: Vec<Reg> = args.iter().map(|&v| self.r(v)).collect::<Result<_, _>>()?;
+                self.parallel_copy(&params, &inits);
+                let results: Vec<Reg> = f.inst_results(inst).iter().map(|&v| self.def(v)).collect();
+                let (head, exit) = (self.e.label(), self.e.label());
+                self.e.place(head);
+                self.frames.push(Frame::Loop { head, exit, params, results });
+                self.lower_region(body)?;
+                self.frames.pop();
+                self.e.place(exit);
+                Ok(())
+            }
+            OpClass::Terminator(t) => {
+                let srcs: Vec<Reg> = args.iter().map(|&v| self.r(v)).collect::<Result<_, _>>()?;
+                use qd_mir::Terminator as T;
+                match t {
+                    T::Return => {
+                        ins!(self.e, "ret");
+                        Ok(())
+                    }
+                    T::Yield => {
+                        let Some(Frame::If { end, results }) = self.frames.last() else {
+                            return Err(self.unsupported(None, "`yield` outside an `if`"));
+                        };
+                        let (end, results) = (*end, results.clone());
+                        self.parallel_copy(&results, &srcs);
+                        ins!(self.e, "bra.uni {end}");
+                        Ok(())
+                    }
+                    T::Break | T::Continue => {
+                        let Some((head, exit, params, results)) = self.frames.iter().rev().find_map(|fr| match fr {
+                            Frame::Loop { head, exit, params, results } => {
+                                Some((*head, *exit, params.clone(), results.clone()))
+                            }
+                            Frame::If { .. } => None,
+                        }) else {
+                            return Err(self.unsupported(None, "`break`/`continue` outside a loop"));
+                        };
+                        if t == T::Break {
+                            self.parallel_copy(&results, &srcs);
+                            ins!(self.e, "bra {exit}");
+                        } else {
+                            self.parallel_copy(&params, &srcs);
+                            ins!(self.e, "bra {head}");
+                        }
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+
+    /// `dsts[i] = srcs[i]` for all i at once.
+    fn parallel_copy(&mut self, dsts: &[Reg], srcs: &[Reg]) {
+        let overlap = dsts.iter().enumerate().any(|(i, d)| srcs.iter().enumerate().any(|(j, s)| s == d && i != j));
+        if overlap {
+            let tmps: Vec<Reg> = srcs
+                .iter()
+                .map(|&s| {
+                    let t = self.e.reg(s.class);
+                    ins!(self.e, "mov.{} {t}, {s}", mov_ty(s.class));
+                    t
+                })
+                .collect();
+            for (d, t) in dsts.iter().zip(tmps) {
+                ins!(self.e, "mov.{} {d}, {t}", mov_ty(d.class));
+            }
+        } else {
+            for (d, s) in dsts.iter().zip(srcs) {
+                if d != s {
+                    ins!(self.e, "mov.{} {d}, {s}", mov_ty(d.class));
+                }
+            }
+        }
+    }
+
+    fn lower_memory(&mut self, inst: Inst) -> Result<(), CompileError> {
+        let f = self.f;
+        let data = &f.insts[inst];
+        let args = f.args(inst);
+        let res = f.first_result(inst);
+        match data.opcode {
+            Opcode::SharedAddr => {
+                let Imm::Shared(arr) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
+                let d = self.def(res.expect("shared.addr has a result"));
+                ins!(self.e, "mov.u32 {d}, {}", self.shared_sym);
+                if self.shared_off[arr] != 0 {
+                    ins!(self.e, "add.u32 {d}, {d}, {}", self.shared_off[arr]);
+                }
+                Ok(())
+            }
+            Opcode::PtrOffset => {
+                let (p, idx) = (self.r(args[0])?, self.r(args[1])?);
+                let it = self.scalar(args[1]);
+                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
+                    return Err(self.unsupported(None, "ptr.offset on a non-pointer"));
+                };
+                let size = elem.bytes();
+                let d = self.def(res.expect("ptr.offset has a result"));
+                match (space, it.bits()) {
+                    (AddrSpace::Global, 32) => {
+                        let w = self.e.reg(Class::B64);
+                        let sign = if it.is_signed() { "s32" } else { "u32" };
+                        ins!(self.e, "mul.wide.{sign} {w}, {idx}, {size}");
+                        ins!(self.e, "add.s64 {d}, {p}, {w}");
+                    }
+                    (AddrSpace::Global, _) => {
+                        let w = self.e.reg(Class::B64);
+                        ins!(self.e, "mul.lo.s64 {w}, {idx}, {size}");
+                        ins!(self.e, "add.s64 {d}, {p}, {w}");
+                    }
+                    (AddrSpace::Shared, 32) => ins!(self.e, "mad.lo.s32 {d}, {idx}, {size}, {p}"),
+                    (AddrSpace::Shared, _) => {
+                        let lo = self.e.reg(Class::B32);
+                        ins!(self.e, "cvt.u32.u64 {lo}, {idx}");
+                        ins!(self.e, "mad.lo.s32 {d}, {lo}, {size}, {p}");
+                    }
+                }
+                Ok(())
+            }
+            Opcode::Load => {
+                let p = self.r(args[0])?;
+                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
+                    return Err(self.unsupported(None, "load from a non-pointer"));
+                };
+                let sp = space_name(space);
+                let d = self.def(res.expect("load has a result"));
+                if elem == ScalarType::Bool {
+                    let b = self.e.reg(Class::B32);
+                    ins!(self.e, "ld.{sp}.u8 {b}, [{p}]");
+                    ins!(self.e, "setp.ne.u32 {d}, {b}, 0");
+                } else {
+                    ins!(self.e, "ld.{sp}.{} {d}, [{p}]", mem_ty(elem));
+                }
+                Ok(())
+            }
+            Opcode::Store => {
+                let (p, v) = (self.r(args[0])?, self.r(args[1])?);
+                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
+                    return Err(self.unsupported(None, "store to a non-pointer"));
+                };
+                let sp = space_name(space);
+                if elem == ScalarType::Bool {
+                    let b = self.e.reg(Class::B32);
+                    ins!(self.e, "selp.u32 {b}, 1, 0, {v}");
+                    ins!(self.e, "st.{sp}.u8 [{p}], {b}");
+                } else {
+                    ins!(self.e, "st.{sp}.{} [{p}], {v}", mem_ty(elem));
+                }
+                Ok(())
+            }
+            Opcode::AtomicRmw => {
+                let Imm::Atomic(op, scope) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
+                let (p, v) = (self.r(args[0])?, self.r(args[1])?);
+                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
+                    return Err(self.unsupported(None, "atomic on a non-pointer"));
+                };
+                let ty = atomic_type(op, elem).ok_or_else(|| {
+                    self.unsupported(Some(elem), format!("`atom.{}` has no {} form", op.name(), elem.name()))
+                })?;
+                let d = self.def(res.expect("atomic.rmw has a result"));
+                ins!(self.e, "atom.relaxed.{}.{}.{}.{ty} {d}, [{p}], {v}", scope_name(scope), space_name(space), atom_op(op));
+                Ok(())
+            }
+            Opcode::AtomicCas => {
+                let Imm::Scope(scope) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
+                let (p, c, n) = (self.r(args[0])?, self.r(args[1])?, self.r(args[2])?);
+                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
+                    return Err(self.unsupported(None, "atomic on a non-pointer"));
+                };
+                if elem == ScalarType::Bool {
+                    return Err(self.unsupported(Some(elem), "`atom.cas` has no 1-byte form"));
+                }
+                let d = self.def(res.expect("atomic.cas has a result"));
+                ins!(self.e, "atom.relaxed.{}.{}.cas.{} {d}, [{p}], {c}, {n}", scope_name(scope), space_name(space), bits(elem));
+                Ok(())
+            }
+            other => Err(self.unsupported(None, format!("`{other}` is not a memory op"))),
+        }
+    }
+}
+
+/// The `mov` type of a register class.
+pub(crate) fn mov_ty(c: Class) -> &'static str {
+    match c {
+        Class::Pred => "pred",
+        Class::B32 => "b32",
+        Class::B64 => "b64",
+        Class::F32 => "f32",
+        Class::F64 => "f64",
+    }
+}
+
+fn space_name(s: AddrSpace) -> &'static str {
+    match s {
+        AddrSpace::Global => "global",
+        AddrSpace::Shared => "shared",
+    }
+}
+
+/// The `ld`/`st` type of a non-bool element.
+fn mem_ty(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::Bool => "u8",
+        ScalarType::I32 | ScalarType::U32 => "u32",
+        ScalarType::I64 | ScalarType::U64 => "u64",
+        ScalarType::F32 => "f32",
+        ScalarType::F64 => "f64",
+    }
+}
+
+/// `.cta` for subgroup and block scope (PTX has no warp scope), `.gpu` for the device.
+pub(crate) fn scope_name(s: Scope) -> &'static str {
+    match s {
+        Scope::Subgroup | Scope::Block => "cta",
+        Scope::Device => "gpu",
+    }
+}
+
+fn atom_op(op: AtomicOp) -> &'static str {
+    match op {
+        AtomicOp::Add => "add",
+        AtomicOp::Min => "min",
+        AtomicOp::Max => "max",
+        AtomicOp::And => "and",
+        AtomicOp::Or => "or",
+        AtomicOp::Xor => "xor",
+        AtomicOp::Exch => "exch",
+    }
+}
+
+/// The `atom` type suffix of an operation on an element type, if PTX has it
+/// (ptx-spirv-runtime.md §1.7).
+fn atomic_type(op: AtomicOp, elem: ScalarType) -> Option<&'static str> {
+    use ScalarType as S;
+    Some(match (op, elem) {
+        (AtomicOp::Add, S::I32 | S::U32) => "u32",
+        (AtomicOp::Add, S::I64 | S::U64) => "u64",
+        (AtomicOp::Add, S::F32) => "f32",
+        (AtomicOp::Add, S::F64) => "f64",
+        (AtomicOp::Min | AtomicOp::Max, S::I32) => "s32",
+        (AtomicOp::Min | AtomicOp::Max, S::U32) => "u32",
+        (AtomicOp::Min | AtomicOp::Max, S::I64) => "s64",
+        (AtomicOp::Min | AtomicOp::Max, S::U64) => "u64",
+        (AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch, S::I32 | S::U32 | S::F32) => "b32",
+        (AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch, S::I64 | S::U64 | S::F64) => "b64",
+        _ => return None,
+    })
+}
+
+/// The grid a launch of `f` uses on a device with `sms` multiprocessors, given the scalar
+/// arguments (`Cover` reads one): the same policy the interpreter applies, with the saturating
+/// grid at 4 blocks per SM.
+pub fn grid_for(f: &Function, scalar_arg: impl Fn(usize) -> Option<u64>, sms: u32) -> Option<[u32; 3]> {
+    match f.launch.grid {
+        GridPolicy::Fixed(g) => Some(g),
+        GridPolicy::Cover(i) => {
+            let n = scalar_arg(usize::from(i))?;
+            let bx = u64::from(f.launch.block[0].max(1));
+            Some([u32::try_from(n.div_ceil(bx)).ok()?, 1, 1])
+        }
+        GridPolicy::Saturating => Some([sms.max(1) * 4, 1, 1]),
+    }
+}
+

@@ -1,0 +1,737 @@
+//! Launch indices, warp ops (shuffles, ballots, votes, reductions, scans, segmented reductions)
+//! and barriers/fences.
+//!
+//! Member masks come from the structure: under full activity (the region is uniform, every warp
+//! of the block is whole and no lane has returned early) the mask is `0xffffffff`; elsewhere it
+//! is `activemask.b32` read at the op. Every op then follows the interpreter's definition
+//! exactly (docs/interpreter.md §2):
+//! - shuffles read the source lane through `shfl.sync` and keep the own value when the source is
+//!   out of range, the delta is ≥ 32 (PTX reads only its low 5 bits) or, under partial activity,
+//!   the source lane is inactive;
+//! - votes over a tile narrower than the warp use the ballot restricted to the tile;
+//! - reductions use `redux.sync` (sm_80+, 32-bit integers; tile lanes by member mask) or the
+//!   `shfl.sync.bfly` butterfly; scans the `shfl.sync.up` Hillis–Steele steps with the segment
+//!   clamp as the predicate; both in the expansion's exact combination order;
+//! - under partial activity a reduction or scan that `redux.sync` cannot do gathers the tile's
+//!   values (`shfl.sync.idx`, the identity for inactive lanes) and runs the same tree on them in
+//!   registers, so results stay bit-identical to the interpreter.
+
+use crate::emit::{arith, bits, ins, Class, Reg};
+use crate::lower::{mov_ty, Lower};
+use crate::scalar;
+use crate::target::Feature;
+use crate::{CompileError, ReduceStrategy};
+use qd_mir::eval::{identity, BinOp};
+use qd_mir::{CmpCond, Collective, Dim, GroupOp, Imm, Inst, Opcode, PredOp, ScalarType, Scope, Tile, ValueDef};
+
+/// Lowers an index, exchange, collective or synchronisation op.
+pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    let res = f.first_result(inst);
+    let op = data.opcode;
+    let name = op.name();
+    match op {
+        Opcode::ThreadId | Opcode::BlockId | Opcode::BlockDim | Opcode::GridDim => {
+            let Imm::Dim(dim) = data.imm else { return Err(lw.unsupported(None, "malformed dimension")) };
+            let sreg = match op {
+                Opcode::ThreadId => "%tid",
+                Opcode::BlockId => "%ctaid",
+                Opcode::BlockDim => "%ntid",
+                _ => "%nctaid",
+            };
+            let d = lw.def(res.expect("index ops have a result"));
+            ins!(lw.e, "mov.u32 {d}, {sreg}.{}", dim_name(dim));
+            Ok(())
+        }
+        Opcode::LaneId => {
+            let d = lw.def(res.expect("lane_id has a result"));
+            ins!(lw.e, "mov.u32 {d}, %laneid");
+            Ok(())
+        }
+        Opcode::SubgroupId => {
+            let tid = lw.linear_tid();
+            let d = lw.def(res.expect("subgroup_id has a result"));
+            ins!(lw.e, "shr.u32 {d}, {tid}, 5");
+            Ok(())
+        }
+        Opcode::SubgroupSize => {
+            let d = lw.def(res.expect("subgroup_size has a result"));
+            ins!(lw.e, "mov.b32 {d}, 32");
+            Ok(())
+        }
+        Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor => {
+            shuffle(lw, op, args[0], args[1], res.expect("shuffles have a result"))
+        }
+        Opcode::Broadcast => {
+            let t = lw.scalar(args[0]);
+            let v = lw.r(args[0])?;
+            let lane = lane_operand(lw, args[1])?;
+            let mask = lw.member_mask(name)?;
+            let (r, _) = shfl(lw, "idx", t, v, &lane, 0x1f, &mask, false);
+            let d = lw.def(res.expect("broadcast has a result"));
+            ins!(lw.e, "mov.{} {d}, {r}", mov_ty(d.class));
+            Ok(())
+        }
+        Opcode::Ballot | Opcode::BallotFirstN => {
+            let p = lw.r(args[0])?;
+            let mask = lw.member_mask(name)?;
+            let b = lw.e.reg(Class::B32);
+            ins!(lw.e, "vote.sync.ballot.b32 {b}, {p}, {mask}");
+            let d = lw.def(res.expect("ballot has a result"));
+            if op == Opcode::Ballot {
+                ins!(lw.e, "cvt.u64.u32 {d}, {b}");
+            } else {
+                let Imm::Count(n) = data.imm else { return Err(lw.unsupported(None, "malformed count")) };
+                let keep = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+                ins!(lw.e, "and.b32 {d}, {b}, 0x{keep:08X}");
+            }
+            Ok(())
+        }
+        Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteEq => {
+            let Imm::Tile(tile) = data.imm else { return Err(lw.unsupported(None, "malformed tile")) };
+            let t = tile_lanes(tile);
+            let d = lw.def(res.expect("votes have a result"));
+            let pred = if op == Opcode::VoteEq {
+                vote_eq_pred(lw, args[0], t)?
+            } else {
+                lw.r(args[0])?
+            };
+            let all = op != Opcode::VoteAny;
+            vote(lw, all, pred, t, d, name)
+        }
+        Opcode::SubgroupReduce | Opcode::SubgroupScan | Opcode::SegmentedReduce => {
+            let Imm::Group { op: g, tile, inclusive } = data.imm else {
+                return Err(lw.unsupported(None, "malformed group immediate"));
+            };
+            let kind = match op {
+                Opcode::SubgroupReduce => Collective::Reduce,
+                Opcode::SubgroupScan => Collective::Scan,
+                _ => Collective::SegReduce,
+            };
+            group(lw, kind, g, tile_lanes(tile), inclusive, args, res.expect("group ops have a result"))
+        }
+        Opcode::SubgroupSync => {
+            let mask = lw.member_mask(name)?;
+            ins!(lw.e, "bar.warp.sync {mask}");
+            Ok(())
+        }
+        Opcode::BlockSync => {
+            ins!(lw.e, "bar.sync 0");
+            Ok(())
+        }
+        Opcode::BlockSyncPred => {
+            let Imm::Pred(pop) = data.imm else { return Err(lw.unsupported(None, "malformed predicate op")) };
+            let p = lw.r(args[0])?;
+            let d = lw.def(res.expect("block.sync_pred has a result"));
+            match pop {
+                PredOp::And => ins!(lw.e, "bar.red.and.pred {d}, 0, {p}"),
+                PredOp::Or => ins!(lw.e, "bar.red.or.pred {d}, 0, {p}"),
+                PredOp::Count => ins!(lw.e, "bar.red.popc.u32 {d}, 0, {p}"),
+            }
+            Ok(())
+        }
+        Opcode::Fence => {
+            let Imm::Scope(s) = data.imm else { return Err(lw.unsupported(None, "malformed scope")) };
+            ins!(lw.e, "fence.sc.{}", crate::lower::scope_name(s));
+            let _ = Scope::Device;
+            Ok(())
+        }
+        Opcode::Const
+        | Opcode::Add
+        | Opcode::Sub
+        | Opcode::Mul
+        | Opcode::Div
+        | Opcode::Rem
+        | Opcode::Min
+        | Opcode::Max
+        | Opcode::And
+        | Opcode::Or
+        | Opcode::Xor
+        | Opcode::Shl
+        | Opcode::Shr
+        | Opcode::Neg
+        | Opcode::Abs
+        | Opcode::Not
+        | Opcode::Sqrt
+        | Opcode::Clz
+        | Opcode::Popcount
+        | Opcode::Bitrev
+        | Opcode::Fma
+        | Opcode::Select
+        | Opcode::Cmp
+        | Opcode::Cast
+        | Opcode::Bitcast
+        | Opcode::SharedAddr
+        | Opcode::PtrOffset
+        | Opcode::Load
+        | Opcode::Store
+        | Opcode::AtomicRmw
+        | Opcode::AtomicCas
+        | Opcode::If
+        | Opcode::Loop
+        | Opcode::Yield
+        | Opcode::Break
+        | Opcode::Continue
+        | Opcode::Return => Err(lw.unsupported(None, "not a warp, index or synchronisation op")),
+    }
+}
+
+fn dim_name(d: Dim) -> &'static str {
+    match d {
+        Dim::X => "x",
+        Dim::Y => "y",
+        Dim::Z => "z",
+    }
+}
+
+/// Lanes of a tile in a 32-lane warp.
+fn tile_lanes(t: Tile) -> u32 {
+    t.lanes(32)
+}
+
+/// A lane/delta/mask operand as a 32-bit register name (64-bit operands: their low half).
+fn lane_operand(lw: &mut Lower<'_>, v: qd_mir::Value) -> Result<String, CompileError> {
+    let r = lw.r(v)?;
+    if r.class == Class::B64 {
+        let lo = lw.e.reg(Class::B32);
+        ins!(lw.e, "cvt.u32.u64 {lo}, {r}");
+        Ok(lo.to_string())
+    } else {
+        Ok(r.to_string())
+    }
+}
+
+/// The constant value of `v`, if it is defined by a `const`.
+fn const_of(lw: &Lower<'_>, v: qd_mir::Value) -> Option<u64> {
+    match lw.f.values[v].def {
+        ValueDef::Result(i, _) if lw.f.insts[i].opcode == Opcode::Const => match lw.f.insts[i].imm {
+            Imm::Const(b) => Some(b),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One `shfl.sync` of a value of any scalar type: bool travels as 0/1, 64-bit values as two
+/// halves with the same lane operands. Returns the shuffled value and, if asked, the in-range
+/// predicate.
+#[allow(clippy::too_many_arguments)]
+fn shfl(
+    lw: &mut Lower<'_>,
+    mode: &str,
+    t: ScalarType,
+    v: Reg,
+    b: &str,
+    c: u32,
+    mask: &str,
+    want_pred: bool,
+) -> (Reg, Option<Reg>) {
+    let p = want_pred.then(|| lw.e.reg(Class::Pred));
+    let pd = |p: Option<Reg>| p.map(|p| format!("|{p}")).unwrap_or_default();
+    match t {
+        ScalarType::Bool => {
+            let (x, y) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+            ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
+            ins!(lw.e, "shfl.sync.{mode}.b32 {y}{}, {x}, {b}, 0x{c:X}, {mask}", pd(p));
+            let d = lw.e.reg(Class::Pred);
+            ins!(lw.e, "setp.ne.u32 {d}, {y}, 0");
+            (d, p)
+        }
+        ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => {
+            let d = lw.e.reg(v.class);
+            ins!(lw.e, "shfl.sync.{mode}.b32 {d}{}, {v}, {b}, 0x{c:X}, {mask}", pd(p));
+            (d, p)
+        }
+        ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => {
+            let (lo, hi) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+            ins!(lw.e, "mov.b64 {{{lo}, {hi}}}, {v}");
+            ins!(lw.e, "shfl.sync.{mode}.b32 {lo}{}, {lo}, {b}, 0x{c:X}, {mask}", pd(p));
+            ins!(lw.e, "shfl.sync.{mode}.b32 {hi}, {hi}, {b}, 0x{c:X}, {mask}");
+            let d = lw.e.reg(v.class);
+            ins!(lw.e, "mov.b64 {d}, {{{lo}, {hi}}}");
+            (d, p)
+        }
+    }
+}
+
+/// `d = q ? a : b` for any register class.
+fn select(lw: &mut Lower<'_>, d: Reg, q: Reg, a: Reg, b: Reg) {
+    if d.class == Class::Pred {
+        let (t1, t2) = (lw.e.reg(Class::Pred), lw.e.reg(Class::Pred));
+        ins!(lw.e, "and.pred {t1}, {q}, {a}");
+        ins!(lw.e, "and.pred {t2}, !{q}, {b}");
+        ins!(lw.e, "or.pred {d}, {t1}, {t2}");
+    } else {
+        ins!(lw.e, "selp.{} {d}, {a}, {b}, {q}", sel_bits(d.class));
+    }
+}
+
+fn sel_bits(c: Class) -> &'static str {
+    match c {
+        Class::Pred | Class::B32 => "b32",
+        Class::B64 => "b64",
+        Class::F32 => "f32",
+        Class::F64 => "f64",
+    }
+}
+
+/// `shuffle.idx/up/down/xor` with the interpreter's rules for out-of-range and inactive sources.
+fn shuffle(
+    lw: &mut Lower<'_>,
+    op: Opcode,
+    val: qd_mir::Value,
+    x: qd_mir::Value,
+    res: qd_mir::Value,
+) -> Result<(), CompileError> {
+    let name = op.name();
+    let t = lw.scalar(val);
+    let v = lw.r(val)?;
+    let b = lane_operand(lw, x)?;
+    let full = lw.full_activity();
+    let mask = lw.member_mask(name)?;
+    let (mode, c) = match op {
+        Opcode::ShuffleIdx => ("idx", 0x1f),
+        Opcode::ShuffleUp => ("up", 0),
+        Opcode::ShuffleDown => ("down", 0x1f),
+        _ => ("bfly", 0x1f),
+    };
+    let d = lw.def(res);
+    let xc = const_of(lw, x).map(|k| k & 0xffff_ffff);
+    if op != Opcode::ShuffleIdx && xc.is_some_and(|k| k >= 32) {
+        // Every source is out of range: the own value.
+        ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
+        return Ok(());
+    }
+    let want_pred = op != Opcode::ShuffleIdx;
+    let (r, p) = shfl(lw, mode, t, v, &b, c, &mask, want_pred);
+    // The validity predicate: in range, delta < 32, and (partial activity) the source active.
+    let mut valid = p;
+    if op != Opcode::ShuffleIdx && xc.is_none() {
+        let q = lw.e.reg(Class::Pred);
+        let p = valid.expect("relative shuffles ask for the predicate");
+        ins!(lw.e, "setp.lt.and.u32 {q}, {b}, 32, {p}");
+        valid = Some(q);
+    }
+    if !full {
+        let (lane, src, bit) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+        ins!(lw.e, "mov.u32 {lane}, %laneid");
+        match op {
+            Opcode::ShuffleIdx => ins!(lw.e, "and.b32 {src}, {b}, 31"),
+            Opcode::ShuffleUp => ins!(lw.e, "sub.u32 {src}, {lane}, {b}"),
+            Opcode::ShuffleDown => ins!(lw.e, "add.u32 {src}, {lane}, {b}"),
+            _ => ins!(lw.e, "xor.b32 {src}, {lane}, {b}"),
+        }
+        ins!(lw.e, "shr.b32 {bit}, {mask}, {src}");
+        ins!(lw.e, "and.b32 {bit}, {bit}, 1");
+        let q = lw.e.reg(Class::Pred);
+        match valid {
+            Some(p) => ins!(lw.e, "setp.ne.and.u32 {q}, {bit}, 0, {p}"),
+            None => ins!(lw.e, "setp.ne.u32 {q}, {bit}, 0"),
+        }
+        valid = Some(q);
+    }
+    match valid {
+        Some(q) => select(lw, d, q, r, v),
+        None => ins!(lw.e, "mov.{} {d}, {r}", mov_ty(d.class)),
+    }
+    Ok(())
+}
+
+/// Registers for the tile of the current lane: (tile base lane, tile's lane mask).
+fn tile_mask(lw: &mut Lower<'_>, t: u32) -> (Reg, Reg) {
+    let (base, tm) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+    ins!(lw.e, "mov.u32 {base}, %laneid");
+    ins!(lw.e, "and.b32 {base}, {base}, 0x{:08X}", !(t - 1));
+    let ones = if t >= 32 { u32::MAX } else { (1u32 << t) - 1 };
+    ins!(lw.e, "shl.b32 {tm}, 0x{ones:08X}, {base}");
+    (base, tm)
+}
+
+/// `vote.all` / `vote.any` of a predicate over the active lanes of each tile.
+fn vote(lw: &mut Lower<'_>, all: bool, p: Reg, t: u32, d: Reg, name: &str) -> Result<(), CompileError> {
+    if t == 1 {
+        ins!(lw.e, "mov.pred {d}, {p}");
+        return Ok(());
+    }
+    let mask = lw.member_mask(name)?;
+    if t >= 32 {
+        ins!(lw.e, "vote.sync.{}.pred {d}, {p}, {mask}", if all { "all" } else { "any" });
+        return Ok(());
+    }
+    let b = lw.e.reg(Class::B32);
+    ins!(lw.e, "vote.sync.ballot.b32 {b}, {p}, {mask}");
+    let (_, tm) = tile_mask(lw, t);
+    ins!(lw.e, "and.b32 {b}, {b}, {tm}");
+    if all {
+        let a = lw.e.reg(Class::B32);
+        ins!(lw.e, "and.b32 {a}, {mask}, {tm}");
+        ins!(lw.e, "setp.eq.u32 {d}, {b}, {a}");
+    } else {
+        ins!(lw.e, "setp.ne.u32 {d}, {b}, 0");
+    }
+    Ok(())
+}
+
+/// The per-lane predicate of `vote.eq`: the value equals the tile's first active lane's.
+fn vote_eq_pred(lw: &mut Lower<'_>, val: qd_mir::Value, t: u32) -> Result<Reg, CompileError> {
+    let ty = lw.scalar(val);
+    let v = lw.r(val)?;
+    let eq = lw.e.reg(Class::Pred);
+    if t == 1 {
+        scalar::compare(lw, CmpCond::Eq, ty, eq, v, v)?;
+        return Ok(eq);
+    }
+    let full = lw.full_activity();
+    let mask = lw.member_mask("vote.eq")?;
+    let (base, tm) = tile_mask(lw, t);
+    let first = if full {
+        base
+    } else {
+        let (m, first) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+        ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
+        ins!(lw.e, "brev.b32 {m}, {m}");
+        ins!(lw.e, "clz.b32 {first}, {m}");
+        first
+    };
+    let (x, _) = shfl(lw, "idx", ty, v, &first.to_string(), 0x1f, &mask, false);
+    scalar::compare(lw, CmpCond::Eq, ty, eq, v, x)?;
+    Ok(eq)
+}
+
+/// The domain a group op computes in: bool travels as u32 0/1 with its bool operator.
+struct Domain {
+    orig: ScalarType,
+    work: ScalarType,
+    combine: BinOp,
+    op: GroupOp,
+}
+
+impl Domain {
+    fn new(orig: ScalarType, op: GroupOp) -> Domain {
+        if orig == ScalarType::Bool {
+            let combine = match op {
+                GroupOp::Add | GroupOp::Or | GroupOp::Max => BinOp::Or,
+                GroupOp::Mul | GroupOp::And | GroupOp::Min => BinOp::And,
+                GroupOp::Xor => BinOp::Xor,
+            };
+            Domain { orig, work: ScalarType::U32, combine, op }
+        } else {
+            let combine = match op {
+                GroupOp::Add => BinOp::Add,
+                GroupOp::Mul => BinOp::Mul,
+                GroupOp::Min => BinOp::Min,
+                GroupOp::Max => BinOp::Max,
+                GroupOp::And => BinOp::And,
+                GroupOp::Or => BinOp::Or,
+                GroupOp::Xor => BinOp::Xor,
+            };
+            Domain { orig, work: orig, combine, op }
+        }
+    }
+
+    fn identity_reg(&self, lw: &mut Lower<'_>) -> Reg {
+        let bits_ = identity(self.op, self.orig);
+        let r = lw.e.reg(Class::of_scalar(self.work));
+        match self.work {
+            ScalarType::Bool | ScalarType::I32 | ScalarType::U32 => ins!(lw.e, "mov.b32 {r}, 0x{:08X}", bits_ as u32),
+            ScalarType::I64 | ScalarType::U64 => ins!(lw.e, "mov.b64 {r}, 0x{bits_:016X}"),
+            ScalarType::F32 | ScalarType::F64 => {
+                ins!(lw.e, "mov.{} {r}, {}", arith(self.work), crate::emit::imm(self.work, bits_))
+            }
+        }
+        r
+    }
+
+    /// `d = a ⊕ b` in the working type.
+    fn combine(&self, lw: &mut Lower<'_>, a: Reg, b: Reg) -> Result<Reg, CompileError> {
+        let d = lw.e.reg(Class::of_scalar(self.work));
+        scalar::binary(lw, self.combine, self.work, d, a, b)?;
+        Ok(d)
+    }
+
+    fn enter(&self, lw: &mut Lower<'_>, v: Reg) -> Reg {
+        if self.orig == ScalarType::Bool {
+            let x = lw.e.reg(Class::B32);
+            ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
+            x
+        } else {
+            v
+        }
+    }
+
+    fn leave(&self, lw: &mut Lower<'_>, x: Reg, d: Reg) {
+        if self.orig == ScalarType::Bool {
+            ins!(lw.e, "setp.ne.u32 {d}, {x}, 0");
+        } else {
+            ins!(lw.e, "mov.{} {d}, {x}", mov_ty(d.class));
+        }
+    }
+}
+
+/// `redux.sync` applies: 32-bit integers (or bool as 0/1) and an operator it has.
+fn redux_op(d: &Domain) -> Option<&'static str> {
+    let int32 = matches!(d.work, ScalarType::I32 | ScalarType::U32);
+    if !int32 {
+        return None;
+    }
+    let signed = d.work == ScalarType::I32;
+    Some(match d.combine {
+        BinOp::Add => "add.u32",
+        BinOp::Min if signed => "min.s32",
+        BinOp::Min => "min.u32",
+        BinOp::Max if signed => "max.s32",
+        BinOp::Max => "max.u32",
+        BinOp::And => "and.b32",
+        BinOp::Or => "or.b32",
+        BinOp::Xor => "xor.b32",
+        BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr => return None,
+    })
+}
+
+/// Reductions, scans and segmented reductions.
+fn group(
+    lw: &mut Lower<'_>,
+    kind: Collective,
+    g: GroupOp,
+    t: u32,
+    inclusive: bool,
+    args: &[qd_mir::Value],
+    res: qd_mir::Value,
+) -> Result<(), CompileError> {
+    let name = match kind {
+        Collective::Reduce => "subgroup.reduce",
+        Collective::Scan => "subgroup.scan",
+        _ => "subgroup.segreduce",
+    };
+    let ty = lw.scalar(args[0]);
+    let dom = Domain::new(ty, g);
+    let v = lw.r(args[0])?;
+    let d = lw.def(res);
+    if t == 1 {
+        // A one-lane tile: reduce/inclusive scan/segreduce are the value, exclusive the identity.
+        if kind == Collective::Scan && !inclusive {
+            let id = dom.identity_reg(lw);
+            dom.leave(lw, id, d);
+        } else {
+            ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
+        }
+        return Ok(());
+    }
+    let full = lw.full_activity();
+    let x = dom.enter(lw, v);
+    let out = match kind {
+        Collective::Reduce => {
+            let redux = redux_op(&dom);
+            let use_redux = match lw.opts.reduce {
+                ReduceStrategy::Redux => {
+                    let Some(_) = redux else {
+                        return Err(lw.unsupported(
+                            Some(ty),
+                            format!("`redux.sync` has no `{}` on {} (forced strategy `redux`)", g.name(), ty.name()),
+                        ));
+                    };
+                    lw.e.need(Feature::Redux, name)?;
+                    true
+                }
+                ReduceStrategy::Auto => redux.is_some() && lw.e.target >= Feature::Redux.min_target(),
+                ReduceStrategy::ShuffleTree => false,
+            };
+            if use_redux {
+                lw.e.need(Feature::Redux, name)?;
+                let rop = redux.expect("checked above");
+                let mask = lw.member_mask(name)?;
+                let m = if t >= 32 {
+                    mask
+                } else {
+                    let (_, tm) = tile_mask(lw, t);
+                    let m = lw.e.reg(Class::B32);
+                    ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
+                    m.to_string()
+                };
+                let r = lw.e.reg(Class::B32);
+                ins!(lw.e, "redux.sync.{rop} {r}, {x}, {m}");
+                r
+            } else if full {
+                let mut x = x;
+                let mut k = 1;
+                while k < t {
+                    let (s, _) = shfl(lw, "bfly", dom.work, x, &k.to_string(), 0x1f, "0xffffffff", false);
+                    x = dom.combine(lw, x, s)?;
+                    k <<= 1;
+                }
+                x
+            } else {
+                let vals = gather(lw, &dom, x, t, name)?;
+                let mut level = vals;
+                while level.len() > 1 {
+                    let mut next = Vec::with_capacity(level.len() / 2);
+                    for pair in level.chunks(2) {
+                        next.push(dom.combine(lw, pair[0], pair[1])?);
+                    }
+                    level = next;
+                }
+                level[0]
+            }
+        }
+        Collective::Scan => {
+            if full {
+                let c_up = (32 - t) << 8;
+                let mut x = x;
+                if !inclusive {
+                    let (p, q) = shfl(lw, "up", dom.work, x, "1", c_up, "0xffffffff", true);
+                    let id = dom.identity_reg(lw);
+                    let e = lw.e.reg(x.class);
+                    select(lw, e, q.expect("asked for"), p, id);
+                    x = e;
+                }
+                let mut k = 1;
+                while k < t {
+                    let (p, q) = shfl(lw, "up", dom.work, x, &k.to_string(), c_up, "0xffffffff", true);
+                    let c = dom.combine(lw, p, x)?;
+                    let nx = lw.e.reg(x.class);
+                    select(lw, nx, q.expect("asked for"), c, x);
+                    x = nx;
+                    k <<= 1;
+                }
+                x
+            } else {
+                let vals = gather(lw, &dom, x, t, name)?;
+                let mut e: Vec<Reg> = if inclusive {
+                    vals
+                } else {
+                    let mut s = vec![dom.identity_reg(lw)];
+                    s.extend_from_slice(&vals[..vals.len() - 1]);
+                    s
+                };
+                let mut k = 1;
+                while k < t as usize {
+                    for i in (k..t as usize).rev() {
+                        e[i] = dom.combine(lw, e[i - k], e[i])?;
+                    }
+                    k <<= 1;
+                }
+                pick_own(lw, &e, t)
+            }
+        }
+        _ => {
+            let head = lw.r(args[1])?;
+            let hty = lw.scalar(args[1]);
+            let hb = if hty == ScalarType::Bool {
+                head
+            } else {
+                let p = lw.e.reg(Class::Pred);
+                ins!(lw.e, "setp.ne.{} {p}, {head}, 0", bits(hty));
+                p
+            };
+            let mask = lw.member_mask(name)?;
+            let hm = lw.e.reg(Class::B32);
+            ins!(lw.e, "vote.sync.ballot.b32 {hm}, {hb}, {mask}");
+            if full {
+                let (base, tm) = tile_mask(lw, t);
+                let (lane, eff, bb, incl, m, h, dist) = (
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                    lw.e.reg(Class::B32),
+                );
+                ins!(lw.e, "mov.u32 {lane}, %laneid");
+                ins!(lw.e, "and.b32 {eff}, {hm}, {tm}");
+                ins!(lw.e, "shl.b32 {bb}, 1, {base}");
+                ins!(lw.e, "or.b32 {eff}, {eff}, {bb}");
+                ins!(lw.e, "sub.u32 {incl}, 31, {lane}");
+                ins!(lw.e, "shr.b32 {incl}, 0xFFFFFFFF, {incl}");
+                ins!(lw.e, "and.b32 {m}, {eff}, {incl}");
+                ins!(lw.e, "clz.b32 {h}, {m}");
+                ins!(lw.e, "sub.u32 {h}, 31, {h}");
+                ins!(lw.e, "sub.u32 {dist}, {lane}, {h}");
+                let mut x = x;
+                let mut k = 1;
+                while k < t {
+                    let (p, _) = shfl(lw, "up", dom.work, x, &k.to_string(), 0, "0xffffffff", false);
+                    let q = lw.e.reg(Class::Pred);
+                    ins!(lw.e, "setp.ge.u32 {q}, {dist}, {k}");
+                    let c = dom.combine(lw, x, p)?;
+                    let nx = lw.e.reg(x.class);
+                    select(lw, nx, q, c, x);
+                    x = nx;
+                    k <<= 1;
+                }
+                x
+            } else {
+                let vals = gather(lw, &dom, x, t, name)?;
+                let (base, _) = tile_mask(lw, t);
+                let hmt = lw.e.reg(Class::B32);
+                ins!(lw.e, "shr.b32 {hmt}, {hm}, {base}");
+                let mut e = vals;
+                let mut k = 1usize;
+                while k < t as usize {
+                    for i in (k..t as usize).rev() {
+                        // dist_i >= k  ⟺  no head at tile positions i-k+1 ..= i.
+                        let window = (((1u64 << k) - 1) << (i - k + 1)) as u32;
+                        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
+                        ins!(lw.e, "and.b32 {w}, {hmt}, 0x{window:08X}");
+                        ins!(lw.e, "setp.eq.u32 {q}, {w}, 0");
+                        let c = dom.combine(lw, e[i], e[i - k])?;
+                        let ni = lw.e.reg(c.class);
+                        select(lw, ni, q, c, e[i]);
+                        e[i] = ni;
+                    }
+                    k <<= 1;
+                }
+                pick_own(lw, &e, t)
+            }
+        }
+    };
+    dom.leave(lw, out, d);
+    Ok(())
+}
+
+/// The tile's values in lane order, read with `shfl.sync.idx`; inactive lanes give the identity.
+fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &str) -> Result<Vec<Reg>, CompileError> {
+    let mask = lw.member_mask(name)?;
+    let (base, _) = tile_mask(lw, t);
+    let am = lw.e.reg(Class::B32);
+    ins!(lw.e, "shr.b32 {am}, {mask}, {base}");
+    let id = dom.identity_reg(lw);
+    let mut out = Vec::with_capacity(t as usize);
+    for j in 0..t {
+        let src = lw.e.reg(Class::B32);
+        ins!(lw.e, "add.u32 {src}, {base}, {j}");
+        let (r, _) = shfl(lw, "idx", dom.work, x, &src.to_string(), 0x1f, &mask, false);
+        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
+        ins!(lw.e, "and.b32 {w}, {am}, 0x{:08X}", 1u32 << j);
+        ins!(lw.e, "setp.ne.u32 {q}, {w}, 0");
+        let v = lw.e.reg(r.class);
+        select(lw, v, q, r, id);
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// `e[laneid & (t-1)]` by a tree of selects on the bits of the tile-local lane.
+fn pick_own(lw: &mut Lower<'_>, e: &[Reg], t: u32) -> Reg {
+    let idx = lw.e.reg(Class::B32);
+    ins!(lw.e, "mov.u32 {idx}, %laneid");
+    ins!(lw.e, "and.b32 {idx}, {idx}, {}", t - 1);
+    let mut level: Vec<Reg> = e.to_vec();
+    let mut bit = 0;
+    while level.len() > 1 {
+        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
+        ins!(lw.e, "and.b32 {w}, {idx}, {}", 1u32 << bit);
+        ins!(lw.e, "setp.ne.u32 {q}, {w}, 0");
+        let mut next = Vec::with_capacity(level.len() / 2);
+        for pair in level.chunks(2) {
+            let d = lw.e.reg(pair[0].class);
+            select(lw, d, q, pair[1], pair[0]);
+            next.push(d);
+        }
+        level = next;
+        bit += 1;
+    }
+    level[0]
+}
