@@ -14,14 +14,14 @@
 
 use crate::emit::{bits, ins, Class, Emitter, Label, Reg};
 use crate::{scalar, warp, CompileError, PtxKernel, PtxOptions};
+use core::fmt::Write;
 use cranelift_entity::SecondaryMap;
 use qd_mir::analysis::uniformity::Uniformity;
 use qd_mir::analysis::Layout;
 use qd_mir::{
-    AddrSpace, AtomicOp, Function, GridPolicy, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr,
-    Type, Value,
+    AddrSpace, AtomicOp, Function, GridPolicy, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr, Type,
+    Value,
 };
-use core::fmt::Write;
 
 /// Static shared memory a kernel may declare; above it the arrays go to dynamic shared memory.
 const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
@@ -103,7 +103,10 @@ pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel,
         let decl = match p.ty {
             Type::Ptr(AddrSpace::Global, _) => "u64",
             Type::Ptr(AddrSpace::Shared, _) => {
-                return Err(CompileError::new(t, format!("parameter %{} is a shared pointer, which the host cannot pass", p.name)))
+                return Err(CompileError::new(
+                    t,
+                    format!("parameter %{} is a shared pointer, which the host cannot pass", p.name),
+                ))
             }
             Type::Scalar(ScalarType::Bool) => "u32",
             Type::Scalar(s) => crate::emit::arith(s),
@@ -129,8 +132,11 @@ pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel,
         lw.zero_shared(total)?;
     }
     lw.lower_region(f.body)?;
-    // A verified body ends in `return`; this closes the entry in any case.
-    ins!(lw.e, "ret");
+    // A verified body ends in `return`; this closes the entry in any other case.
+    let ends_in_return = f.regions[f.body].insts.last().is_some_and(|&i| f.insts[i].opcode == Opcode::Return);
+    if !ends_in_return {
+        ins!(lw.e, "ret");
+    }
 
     let version = lw.e.version();
     if let Some(cap) = opts.max_version {
@@ -320,7 +326,8 @@ impl Lower<'_> {
                 Ok(())
             }
             OpClass::Loop => {
-                let body = f.inst_regions(inst).next().ok_or_else(|| self.unsupported(None, "a loop without a body"))?;
+                let body =
+                    f.inst_regions(inst).next().ok_or_else(|| self.unsupported(None, "a loop without a body"))?;
                 let params: Vec<Reg> = f.region_params(body).iter().map(|&v| self.def(v)).collect();
                 let inits: Vec<Reg> = args.iter().map(|&v| self.r(v)).collect::<Result<_, _>>()?;
                 self.parallel_copy(&params, &inits);
@@ -473,7 +480,9 @@ impl Lower<'_> {
                 Ok(())
             }
             Opcode::AtomicRmw => {
-                let Imm::Atomic(op, scope) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
+                let Imm::Atomic(op, scope) = data.imm else {
+                    return Err(self.unsupported(None, "malformed immediate"));
+                };
                 let (p, v) = (self.r(args[0])?, self.r(args[1])?);
                 let Type::Ptr(space, elem) = f.value_type(args[0]) else {
                     return Err(self.unsupported(None, "atomic on a non-pointer"));
@@ -482,7 +491,13 @@ impl Lower<'_> {
                     self.unsupported(Some(elem), format!("`atom.{}` has no {} form", op.name(), elem.name()))
                 })?;
                 let d = self.def(res.expect("atomic.rmw has a result"));
-                ins!(self.e, "atom.relaxed.{}.{}.{}.{ty} {d}, [{p}], {v}", scope_name(scope), space_name(space), atom_op(op));
+                ins!(
+                    self.e,
+                    "atom.relaxed.{}.{}.{}.{ty} {d}, [{p}], {v}",
+                    scope_name(scope),
+                    space_name(space),
+                    atom_op(op)
+                );
                 Ok(())
             }
             Opcode::AtomicCas => {
@@ -495,7 +510,13 @@ impl Lower<'_> {
                     return Err(self.unsupported(Some(elem), "`atom.cas` has no 1-byte form"));
                 }
                 let d = self.def(res.expect("atomic.cas has a result"));
-                ins!(self.e, "atom.relaxed.{}.{}.cas.{} {d}, [{p}], {c}, {n}", scope_name(scope), space_name(space), bits(elem));
+                ins!(
+                    self.e,
+                    "atom.relaxed.{}.{}.cas.{} {d}, [{p}], {c}, {n}",
+                    scope_name(scope),
+                    space_name(space),
+                    bits(elem)
+                );
                 Ok(())
             }
             other => Err(self.unsupported(None, format!("`{other}` is not a memory op"))),
@@ -585,4 +606,3 @@ pub fn grid_for(f: &Function, scalar_arg: impl Fn(usize) -> Option<u64>, sms: u3
         GridPolicy::Saturating => Some([sms.max(1) * 4, 1, 1]),
     }
 }
-

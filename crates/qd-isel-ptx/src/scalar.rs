@@ -325,7 +325,9 @@ pub(crate) fn cast(lw: &mut Lower<'_>, from: ScalarType, to: ScalarType, d: Reg,
         (S::F32 | S::F64, _) => ins!(lw.e, "cvt.rzi.{}.{} {d}, {a}", arith(to), arith(from)),
         (_, S::F32 | S::F64) => ins!(lw.e, "cvt.rn.{}.{} {d}, {a}", arith(to), arith(from)),
         _ if from.bits() == to.bits() => ins!(lw.e, "mov.{} {d}, {a}", bits(to)),
-        _ if from.bits() < to.bits() => ins!(lw.e, "cvt.{}.{} {d}, {a}", if from.is_signed() { "s64" } else { "u64" }, arith(from)),
+        _ if from.bits() < to.bits() => {
+            ins!(lw.e, "cvt.{}.{} {d}, {a}", if from.is_signed() { "s64" } else { "u64" }, arith(from))
+        }
         _ => ins!(lw.e, "cvt.u32.u64 {d}, {a}"),
     }
 }

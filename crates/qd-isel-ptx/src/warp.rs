@@ -93,11 +93,7 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             let Imm::Tile(tile) = data.imm else { return Err(lw.unsupported(None, "malformed tile")) };
             let t = tile_lanes(tile);
             let d = lw.def(res.expect("votes have a result"));
-            let pred = if op == Opcode::VoteEq {
-                vote_eq_pred(lw, args[0], t)?
-            } else {
-                lw.r(args[0])?
-            };
+            let pred = if op == Opcode::VoteEq { vote_eq_pred(lw, args[0], t)? } else { lw.r(args[0])? };
             let all = op != Opcode::VoteAny;
             vote(lw, all, pred, t, d, name)
         }
@@ -673,12 +669,14 @@ fn group(
                     for i in (k..t as usize).rev() {
                         // dist_i >= k  ⟺  no head at tile positions i-k+1 ..= i.
                         let window = (((1u64 << k) - 1) << (i - k + 1)) as u32;
-                        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
+                        // c = 0 when the window has no head (combine), -1 otherwise.
+                        let w = lw.e.reg(Class::B32);
                         ins!(lw.e, "and.b32 {w}, {hmt}, 0x{window:08X}");
-                        ins!(lw.e, "setp.eq.u32 {q}, {w}, 0");
+                        ins!(lw.e, "min.u32 {w}, {w}, 1");
+                        ins!(lw.e, "neg.s32 {w}, {w}");
                         let c = dom.combine(lw, e[i], e[i - k])?;
                         let ni = lw.e.reg(c.class);
-                        select(lw, ni, q, c, e[i]);
+                        ins!(lw.e, "slct.{}.s32 {ni}, {c}, {}, {w}", sel_bits(ni.class), e[i]);
                         e[i] = ni;
                     }
                     k <<= 1;
@@ -703,11 +701,12 @@ fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &str) -> Resul
         let src = lw.e.reg(Class::B32);
         ins!(lw.e, "add.u32 {src}, {base}, {j}");
         let (r, _) = shfl(lw, "idx", dom.work, x, &src.to_string(), 0x1f, &mask, false);
-        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
-        ins!(lw.e, "and.b32 {w}, {am}, 0x{:08X}", 1u32 << j);
-        ins!(lw.e, "setp.ne.u32 {q}, {w}, 0");
+        // -1 when lane j of the tile is active, else 0: a predicate-free select (32 live
+        // predicates would exceed the 7 hardware predicates ptxas has on sm_90).
+        let m = lw.e.reg(Class::B32);
+        ins!(lw.e, "bfe.s32 {m}, {am}, {j}, 1");
         let v = lw.e.reg(r.class);
-        select(lw, v, q, r, id);
+        ins!(lw.e, "slct.{}.s32 {v}, {id}, {r}, {m}", sel_bits(v.class));
         out.push(v);
     }
     Ok(out)
@@ -721,13 +720,12 @@ fn pick_own(lw: &mut Lower<'_>, e: &[Reg], t: u32) -> Reg {
     let mut level: Vec<Reg> = e.to_vec();
     let mut bit = 0;
     while level.len() > 1 {
-        let (w, q) = (lw.e.reg(Class::B32), lw.e.reg(Class::Pred));
-        ins!(lw.e, "and.b32 {w}, {idx}, {}", 1u32 << bit);
-        ins!(lw.e, "setp.ne.u32 {q}, {w}, 0");
+        let m = lw.e.reg(Class::B32);
+        ins!(lw.e, "bfe.s32 {m}, {idx}, {bit}, 1");
         let mut next = Vec::with_capacity(level.len() / 2);
         for pair in level.chunks(2) {
             let d = lw.e.reg(pair[0].class);
-            select(lw, d, q, pair[1], pair[0]);
+            ins!(lw.e, "slct.{}.s32 {d}, {}, {}, {m}", sel_bits(d.class), pair[0], pair[1]);
             next.push(d);
         }
         level = next;
