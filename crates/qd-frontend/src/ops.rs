@@ -13,6 +13,10 @@
 //! - SIMT: shuffles and `broadcast` move any scalar with a `u32` lane/delta/mask; `ballot` → u64,
 //!   `ballot.first_n N` (1 ≤ N ≤ 32) → u32; votes → bool; reductions/scans on numbers or bool
 //!   (`and or xor` not on floats); `segreduce` heads are integers or bool; tiles are `2^0…2^6`.
+//! - CUDA warp builtins: `match_any`/`match_all` (`__match_any_sync`/`__match_all_sync`) take any
+//!   scalar (bool, i32/u32, i64/u64, f32/f64, compared by bits) → u64; `active_mask`
+//!   (`__activemask`) and `lane_mask_lt/le/eq/ge/gt` (`%lanemask_*`) → u64; `elect`
+//!   (`elect.sync`) → bool; `nanosleep` (`__nanosleep`) takes a u32 and has no result.
 
 use crate::builder::{KernelBuilder, Mem, SharedBuf, Val};
 use crate::error::{BuildError, ErrorKind, Loc};
@@ -613,6 +617,66 @@ impl KernelBuilder<'_> {
         }
         self.require_ty(loc, "ballot.first_n", "the predicate", p, Type::BOOL)?;
         self.emit_val(loc, Opcode::BallotFirstN, Imm::Count(n as u8), &[p.value], Type::U32)
+    }
+
+    /// u64 mask of the active lanes whose `v` has the same bits as this lane's
+    /// (`__match_any_sync`). `v`: any scalar.
+    #[track_caller]
+    pub fn match_any(&mut self, v: Val) -> Result<Val, BuildError> {
+        let loc = Location::caller();
+        self.operand(loc, "match.any", v, Class::AnyScalar)?;
+        self.emit_val(loc, Opcode::MatchAny, Imm::None, &[v.value], Type::U64)
+    }
+    /// The u64 active mask if `v` has the same bits on every active lane, else 0
+    /// (`__match_all_sync`). `v`: any scalar.
+    #[track_caller]
+    pub fn match_all(&mut self, v: Val) -> Result<Val, BuildError> {
+        let loc = Location::caller();
+        self.operand(loc, "match.all", v, Class::AnyScalar)?;
+        self.emit_val(loc, Opcode::MatchAll, Imm::None, &[v.value], Type::U64)
+    }
+    /// u64 mask of the active lanes (`__activemask`).
+    #[track_caller]
+    pub fn active_mask(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::ActiveMask, Imm::None, &[], Type::U64)
+    }
+    /// u64 mask of the lanes below this one (`%lanemask_lt`).
+    #[track_caller]
+    pub fn lane_mask_lt(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::LaneMaskLt, Imm::None, &[], Type::U64)
+    }
+    /// u64 mask of the lanes up to and including this one (`%lanemask_le`).
+    #[track_caller]
+    pub fn lane_mask_le(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::LaneMaskLe, Imm::None, &[], Type::U64)
+    }
+    /// u64 with only this lane's bit set (`%lanemask_eq`).
+    #[track_caller]
+    pub fn lane_mask_eq(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::LaneMaskEq, Imm::None, &[], Type::U64)
+    }
+    /// u64 mask of this lane and the lanes above it, below the width (`%lanemask_ge`).
+    #[track_caller]
+    pub fn lane_mask_ge(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::LaneMaskGe, Imm::None, &[], Type::U64)
+    }
+    /// u64 mask of the lanes above this one, below the width (`%lanemask_gt`).
+    #[track_caller]
+    pub fn lane_mask_gt(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::LaneMaskGt, Imm::None, &[], Type::U64)
+    }
+    /// True exactly on the lowest active lane (`elect.sync`).
+    #[track_caller]
+    pub fn elect(&mut self) -> Result<Val, BuildError> {
+        self.emit_val(Location::caller(), Opcode::Elect, Imm::None, &[], Type::BOOL)
+    }
+    /// A hint to suspend the thread for about `ns` (u32) nanoseconds (`__nanosleep`); changes no
+    /// value.
+    #[track_caller]
+    pub fn nanosleep(&mut self, ns: Val) -> Result<(), BuildError> {
+        let loc = Location::caller();
+        self.require_ty(loc, "nanosleep", "the duration", ns, Type::U32)?;
+        self.emit(loc, Opcode::Nanosleep, Imm::None, &[ns.value], None)
     }
 
     fn vote(&mut self, loc: Loc, op: Opcode, tile: Tile, v: Val) -> Result<Val, BuildError> {

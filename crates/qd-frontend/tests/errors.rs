@@ -166,6 +166,18 @@ fn simt_errors() {
             "subgroup.segreduce: expected an integer or bool operand, got f32",
         );
         check(
+            at!(b.match_any(v.buf.ptr())),
+            TypeMismatch,
+            "match.any: expected a scalar operand, got ptr<global, f32>",
+        );
+        check(
+            at!(b.match_all(v.ibuf.ptr())),
+            TypeMismatch,
+            "match.all: expected a scalar operand, got ptr<global, i32>",
+        );
+        check(at!(b.nanosleep(v.i)), TypeMismatch, "nanosleep: the duration must be u32, got i32");
+        check(at!(b.nanosleep(v.f)), TypeMismatch, "nanosleep: the duration must be u32, got f32");
+        check(
             at!(b.block_sync_pred(PredOp::And, v.u)),
             TypeMismatch,
             "block.sync_pred and: the predicate must be bool, got u32",

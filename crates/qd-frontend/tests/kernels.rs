@@ -578,6 +578,17 @@ fn one_kernel_uses_every_opcode() -> R {
     b.block_sync()?;
     let _ = b.block_sync_pred(PredOp::Count, tr)?;
     b.fence(Scope::Block)?;
+    let m1 = b.match_any(s5)?;
+    let m2 = b.match_all(ff)?;
+    let _ = b.active_mask()?;
+    let _ = b.lane_mask_lt()?;
+    let _ = b.lane_mask_le()?;
+    let _ = b.lane_mask_eq()?;
+    let _ = b.lane_mask_ge()?;
+    let _ = b.lane_mask_gt()?;
+    let _ = b.elect()?;
+    let _ = b.and(m1, m2)?;
+    b.nanosleep(u)?;
     b.for_range(t, n, None, |b, j| {
         b.if_then(c, |b| b.continue_())?;
         b.if_then(c, |b| b.store(gu, j, j))
@@ -596,6 +607,7 @@ fn one_kernel_uses_every_opcode() -> R {
         "subgroup.scan exclusive max tile(2)",
         "subgroup.segreduce min",
         "block.sync_pred count",
+        ": u64\n  nanosleep %",
         "const -3 : i32",
         "const 1.5 : f32",
     ] {
@@ -633,5 +645,73 @@ kernel @recover(%out: ptr<global, u32>) block(1, 1, 1) grid(1, 1, 1) {
 }
 ",
     );
+    Ok(())
+}
+
+/// The warp builtins built with the builder, printed, and run by the interpreter at width 8
+/// under `if t % 3 != 0`: exact masks per thread.
+#[test]
+fn warp_builtins_under_a_varying_if() -> R {
+    let mut ctx = FunctionBuilderContext::new();
+    let mut b = KernelBuilder::new(&mut ctx, "warp");
+    let out = b.buffer("out", ScalarType::U64);
+    b.set_block_dim(16)?;
+    let t = b.thread_id(Dim::X)?;
+    let three = b.const_u32(3)?;
+    let m = b.rem(t, three)?;
+    let zero = b.const_u32(0)?;
+    let c = b.cmp(CmpCond::Ne, m, zero)?;
+    b.if_then(c, |b| {
+        let any = b.match_any(m)?;
+        let act = b.active_mask()?;
+        let lt = b.lane_mask_lt()?;
+        let e = b.elect()?;
+        let e = b.cast(e, ScalarType::U64)?;
+        b.nanosleep(t)?;
+        // out[t] = match.any | (activemask << 8) | (lanemask.lt << 16) | (elect << 24)
+        let eight = b.const_u64(8)?;
+        let act = b.shl(act, eight)?;
+        let sixteen = b.const_u64(16)?;
+        let lt = b.shl(lt, sixteen)?;
+        let tw4 = b.const_u64(24)?;
+        let e = b.shl(e, tw4)?;
+        let r = b.or(any, act)?;
+        let r = b.or(r, lt)?;
+        let r = b.or(r, e)?;
+        b.store(out, t, r)
+    })?;
+    let f = b.finish()?;
+    let text = print_function(&f);
+    for line in ["match.any %2 : u64", "activemask : u64", "lanemask.lt : u64", "elect : bool", "nanosleep %0"] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    use qd_mir::interp::{run_kernel, ArgValue, Buffer, RunConfig};
+    let mut args = vec![ArgValue::Buffer(Buffer::from_bits(ScalarType::U64, vec![0; 16]))];
+    let cfg = RunConfig { subgroup_size: 8, ..RunConfig::default() };
+    if let Err(e) = run_kernel(&f, &cfg, &mut args) {
+        panic!("{e}");
+    }
+    let ArgValue::Buffer(got) = &args[0] else { panic!("not a buffer") };
+    // Active threads: 1 2 4 5 7 | 8 10 11 13 14 (lanes 0 2 3 5 6 of subgroup 1).
+    let (a0, a1) = (0b1011_0110u64, 0b0110_1101u64);
+    let row = |any: u64, act: u64, lane: u32, el: u64| any | act << 8 | ((1u64 << lane) - 1) << 16 | el << 24;
+    let want: Vec<u64> = (0..16u64)
+        .map(|t| {
+            if t % 3 == 0 {
+                return 0;
+            }
+            let base = t - t % 8;
+            let act: u64 = (0..8).filter(|j| (base + j) % 3 != 0).map(|j| 1u64 << j).sum();
+            let any: u64 = (0..8).filter(|j| (base + j) % 3 == t % 3).map(|j| 1u64 << j).sum();
+            let first = u64::from(u64::from(act.trailing_zeros()) == t % 8);
+            row(any, act, (t % 8) as u32, first)
+        })
+        .collect();
+    // Spot checks of the reference with literal numbers.
+    assert_eq!(want[1], row(0b1001_0010, a0, 1, 1)); // t % 3 == 1: t = 1, 4, 7; lane 1 is the lowest
+    assert_eq!(want[5], row(0b0010_0100, a0, 5, 0)); // t % 3 == 2: t = 2, 5
+    assert_eq!(want[8], row(0b0100_1001, a1, 0, 1)); // t % 3 == 2: t = 8, 11, 14
+    assert_eq!(want[10], row(0b0010_0100, a1, 2, 0)); // t % 3 == 1: t = 10, 13
+    assert_eq!(got.to_bits(), want);
     Ok(())
 }

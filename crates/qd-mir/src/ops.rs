@@ -244,6 +244,16 @@ ops! {
     SubgroupId = "subgroup_id", Nullary, args 0, results 1, [pure];
     /// Subgroup width (u32): a target constant, folded once the target is known.
     SubgroupSize = "subgroup_size", Nullary, args 0, results 1, [pure];
+    /// `lanemask.lt` (CUDA `%lanemask_lt`): u64 with bits `j < lane_id` set (only `j < width`).
+    LaneMaskLt = "lanemask.lt", Nullary, args 0, results 1, [pure];
+    /// `lanemask.le` (`%lanemask_le`): u64 with bits `j <= lane_id` set.
+    LaneMaskLe = "lanemask.le", Nullary, args 0, results 1, [pure];
+    /// `lanemask.eq` (`%lanemask_eq`): u64 with only bit `lane_id` set.
+    LaneMaskEq = "lanemask.eq", Nullary, args 0, results 1, [pure];
+    /// `lanemask.ge` (`%lanemask_ge`): u64 with bits `lane_id <= j < width` set.
+    LaneMaskGe = "lanemask.ge", Nullary, args 0, results 1, [pure];
+    /// `lanemask.gt` (`%lanemask_gt`): u64 with bits `lane_id < j < width` set.
+    LaneMaskGt = "lanemask.gt", Nullary, args 0, results 1, [pure];
 
     /// `shuffle.idx %v, %lane`: read `%v` of lane `%lane mod width`.
     ShuffleIdx = "shuffle.idx", Binary, args 2, results 1, [convergent], scope Subgroup;
@@ -259,6 +269,17 @@ ops! {
     Ballot = "ballot", Unary, args 1, results 1, [convergent], scope Subgroup;
     /// `ballot.first_n N %p`: u32, bits of lanes `< N` (1 ≤ N ≤ 32).
     BallotFirstN = "ballot.first_n", Count, args 1, results 1, [convergent], scope Subgroup;
+    /// `match.any %v` (CUDA `__match_any_sync`): u64, bit j set iff lane j is active and its
+    /// value has the same bits as this lane's (bool as 0/1). Operand: bool, i32/u32, i64/u64,
+    /// f32/f64.
+    MatchAny = "match.any", Unary, args 1, results 1, [convergent], scope Subgroup;
+    /// `match.all %v` (CUDA `__match_all_sync`): u64, the active mask if every active lane's value
+    /// has the same bits, else 0.
+    MatchAll = "match.all", Unary, args 1, results 1, [convergent], scope Subgroup;
+    /// `activemask` (CUDA `__activemask`): u64, bit j set iff lane j is active.
+    ActiveMask = "activemask", Nullary, args 0, results 1, [convergent], scope Subgroup;
+    /// `elect` (PTX `elect.sync`): bool, true exactly on the lowest active lane.
+    Elect = "elect", Nullary, args 0, results 1, [convergent], scope Subgroup;
     /// True iff the predicate is true on every active lane of the tile.
     VoteAll = "vote.all", Tiled, args 1, results 1, [convergent], scope Subgroup;
     /// True iff the predicate is true on some active lane of the tile.
@@ -279,6 +300,9 @@ ops! {
     BlockSyncPred = "block.sync_pred", SyncPred, args 1, results 1, [convergent, reads, writes], scope Block;
     /// Memory fence with a scope.
     Fence = "fence", Fence, args 0, results 0, [reads, writes];
+    /// `nanosleep %ns` (CUDA `__nanosleep`): a hint to suspend the thread for about `%ns` (u32)
+    /// nanoseconds. No effect on any value, but never deleted.
+    Nanosleep = "nanosleep", Effect, args 1, results 0, [];
 
     /// `if %c -> (T…) { then } else { else }`.
     If = "if", If, args 1, results var, [];
@@ -325,13 +349,15 @@ pub enum OpClass {
     /// Addresses, loads, stores and atomics (`shared.addr`, `ptr.offset`, `load`, `store`,
     /// `atomic.rmw`, `atomic.cas`).
     Memory,
-    /// Launch indices and sizes (`thread_id` … `subgroup_size`).
+    /// Launch indices and sizes (`thread_id` … `subgroup_size`) and the lane masks
+    /// (`lanemask.*`).
     Index,
-    /// Lane data exchange without a tile: shuffles, `broadcast`, ballots.
+    /// Lane data exchange without a tile: shuffles, `broadcast`, ballots, `match.*`, `activemask`,
+    /// `elect`.
     Exchange,
     /// A tiled lane-combining op: votes, reductions, scans.
     Collective(Collective),
-    /// Barriers and fences.
+    /// Barriers, fences and `nanosleep`.
     Sync,
     /// `if`.
     If,
@@ -405,17 +431,19 @@ impl Opcode {
             O::ThreadId | O::BlockId | O::BlockDim | O::GridDim | O::LaneId | O::SubgroupId | O::SubgroupSize => {
                 OpClass::Index
             }
+            O::LaneMaskLt | O::LaneMaskLe | O::LaneMaskEq | O::LaneMaskGe | O::LaneMaskGt => OpClass::Index,
             O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor | O::Broadcast | O::Ballot => {
                 OpClass::Exchange
             }
             O::BallotFirstN => OpClass::Exchange,
+            O::MatchAny | O::MatchAll | O::ActiveMask | O::Elect => OpClass::Exchange,
             O::VoteAll => OpClass::Collective(Collective::VoteAll),
             O::VoteAny => OpClass::Collective(Collective::VoteAny),
             O::VoteEq => OpClass::Collective(Collective::VoteEq),
             O::SubgroupReduce => OpClass::Collective(Collective::Reduce),
             O::SubgroupScan => OpClass::Collective(Collective::Scan),
             O::SegmentedReduce => OpClass::Collective(Collective::SegReduce),
-            O::SubgroupSync | O::BlockSync | O::BlockSyncPred | O::Fence => OpClass::Sync,
+            O::SubgroupSync | O::BlockSync | O::BlockSyncPred | O::Fence | O::Nanosleep => OpClass::Sync,
             O::If => OpClass::If,
             O::Loop => OpClass::Loop,
             O::Yield => OpClass::Terminator(Terminator::Yield),

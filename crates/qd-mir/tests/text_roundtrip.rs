@@ -273,6 +273,26 @@ impl Gen<'_, '_> {
             Opcode::LaneId | Opcode::SubgroupId | Opcode::SubgroupSize => {
                 self.inst(r, op, Imm::None, &[], &[Type::U32]);
             }
+            Opcode::LaneMaskLt
+            | Opcode::LaneMaskLe
+            | Opcode::LaneMaskEq
+            | Opcode::LaneMaskGe
+            | Opcode::LaneMaskGt
+            | Opcode::ActiveMask => {
+                self.inst(r, op, Imm::None, &[], &[Type::U64]);
+            }
+            Opcode::Elect => {
+                self.inst(r, op, Imm::None, &[], &[Type::BOOL]);
+            }
+            Opcode::MatchAny | Opcode::MatchAll => {
+                let t = self.scalar(&ScalarType::ALL).into();
+                let v = self.value_of(r, t);
+                self.inst(r, op, Imm::None, &[v], &[Type::U64]);
+            }
+            Opcode::Nanosleep => {
+                let ns = self.value_of(r, Type::U32);
+                self.inst(r, op, Imm::None, &[ns], &[]);
+            }
             Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor | Opcode::Broadcast => {
                 let t = self.scalar(&ScalarType::ALL).into();
                 let (v, lane) = (self.value_of(r, t), self.value_of(r, Type::U32));

@@ -3,11 +3,11 @@
 //!
 //! The definition is the one in the interface contracts. Uniform sources: constants, kernel
 //! parameters marked `uniform`, `block_id`, `block_dim`, `grid_dim`, `subgroup_size`,
-//! `subgroup_id`, `shared.addr`, `broadcast`, `ballot`, `ballot.first_n`, full-subgroup votes and
-//! reductions, and `block.sync_pred` (a block-wide combination, the same in every thread). Pure
-//! ops of uniform operands are uniform. Varying: `thread_id`, `lane_id`, loads, atomics,
-//! shuffles, scans, segmented reductions, tiled votes and reductions, parameters not marked
-//! `uniform`. An `if`'s results are varying when its condition or a yielded value is; a loop's
+//! `subgroup_id`, `shared.addr`, `broadcast`, `ballot`, `ballot.first_n`, `activemask`,
+//! full-subgroup votes and reductions, and `block.sync_pred` (a block-wide combination, the same
+//! in every thread). Pure ops of uniform operands are uniform. Varying: `thread_id`, `lane_id`,
+//! `lanemask.*`, `match.any`, `match.all`, `elect`, loads, atomics, shuffles, scans, segmented
+//! reductions, tiled votes and reductions, parameters not marked `uniform`. An `if`'s results are varying when its condition or a yielded value is; a loop's
 //! carried values and results are varying when an initial/continued/broken value is, or when the
 //! loop's exit is divergent: some `break` or `continue` of it sits under an `if` (between it and
 //! the loop) whose condition is varying. (`return` under divergence does not diverge a loop: the
@@ -148,6 +148,7 @@ impl<'a> Solver<'a> {
             | Opcode::Broadcast
             | Opcode::Ballot
             | Opcode::BallotFirstN
+            | Opcode::ActiveMask
             | Opcode::BlockSyncPred => {}
             Opcode::Add
             | Opcode::Sub
@@ -188,13 +189,26 @@ impl<'a> Solver<'a> {
             | Opcode::ShuffleDown
             | Opcode::ShuffleXor
             | Opcode::SubgroupScan
-            | Opcode::SegmentedReduce => self.mark_all(results),
+            | Opcode::SegmentedReduce
+            | Opcode::MatchAny
+            | Opcode::MatchAll
+            | Opcode::Elect
+            | Opcode::LaneMaskLt
+            | Opcode::LaneMaskLe
+            | Opcode::LaneMaskEq
+            | Opcode::LaneMaskGe
+            | Opcode::LaneMaskGt => self.mark_all(results),
             Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteEq | Opcode::SubgroupReduce => {
                 if !full_tile {
                     self.mark_all(results);
                 }
             }
-            Opcode::Store | Opcode::SubgroupSync | Opcode::BlockSync | Opcode::Fence | Opcode::Return => {}
+            Opcode::Store
+            | Opcode::SubgroupSync
+            | Opcode::BlockSync
+            | Opcode::Fence
+            | Opcode::Nanosleep
+            | Opcode::Return => {}
             Opcode::If => {
                 if self.cond_varying(inst).is_some() {
                     self.mark_all(results);
@@ -375,6 +389,30 @@ mod tests {
         assert!(!un.is_uniform(sc));
         assert!(!un.is_uniform(Value::from_u32(777)));
         assert!(un.is_uniform_region(body));
+    }
+
+    #[test]
+    fn warp_builtins() {
+        let mut b = B::new();
+        let u = b.f.add_param("u", Type::U32, true);
+        let body = b.f.body;
+        let am = b.val(body, Opcode::ActiveMask, Imm::None, &[], Type::U64);
+        let ma = b.val(body, Opcode::MatchAny, Imm::None, &[u], Type::U64);
+        let ml = b.val(body, Opcode::MatchAll, Imm::None, &[u], Type::U64);
+        let el = b.val(body, Opcode::Elect, Imm::None, &[], Type::BOOL);
+        let masks =
+            [Opcode::LaneMaskLt, Opcode::LaneMaskLe, Opcode::LaneMaskEq, Opcode::LaneMaskGe, Opcode::LaneMaskGt]
+                .map(|op| b.val(body, op, Imm::None, &[], Type::U64));
+        let am2 = b.val(body, Opcode::And, Imm::None, &[am, am], Type::U64);
+        let un = Uniformity::new(&b.f);
+        assert!(un.is_uniform(am));
+        assert!(un.is_uniform(am2));
+        assert!(!un.is_uniform(ma));
+        assert!(!un.is_uniform(ml));
+        assert!(!un.is_uniform(el));
+        for m in masks {
+            assert!(!un.is_uniform(m));
+        }
     }
 
     #[test]

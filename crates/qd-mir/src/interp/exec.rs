@@ -41,7 +41,7 @@
 //! [`super::memory::Memory`]. Atomics are applied lane by lane in ascending lane order.
 
 use super::memory::{self, Memory};
-use super::simt::{self, ShuffleKind, VoteKind};
+use super::simt::{self, LaneMaskKind, ShuffleKind, VoteKind};
 use super::Fault;
 use crate::entities::{Inst, Region, Value};
 use crate::eval::{self, EvalError};
@@ -651,6 +651,36 @@ impl Exec<'_, '_, '_, '_> {
                 }
                 self.set_lanes(sg, r, mask, |_| b);
             }
+            O::MatchAny | O::MatchAll => {
+                let (&[v], &[r]) = (args, results) else { return Err(arity()) };
+                let ty = self.scalar(sg, v, inst)?;
+                self.expect(sg, inst, &[r], Type::U64)?;
+                let vals = &sg.regs[v.index() * w..v.index() * w + w];
+                if op == O::MatchAny {
+                    let out = simt::match_any(ty, vals, mask, w as u32);
+                    self.write_out(sg, r, mask, &out);
+                } else {
+                    let m = simt::match_all(ty, vals, mask, w as u32);
+                    self.set_lanes(sg, r, mask, |_| m);
+                }
+            }
+            O::ActiveMask => {
+                let &[r] = results else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::U64)?;
+                let m = simt::active_mask(mask, w as u32);
+                self.set_lanes(sg, r, mask, |_| m);
+            }
+            O::LaneMaskLt => self.lane_mask(sg, inst, LaneMaskKind::Lt, mask)?,
+            O::LaneMaskLe => self.lane_mask(sg, inst, LaneMaskKind::Le, mask)?,
+            O::LaneMaskEq => self.lane_mask(sg, inst, LaneMaskKind::Eq, mask)?,
+            O::LaneMaskGe => self.lane_mask(sg, inst, LaneMaskKind::Ge, mask)?,
+            O::LaneMaskGt => self.lane_mask(sg, inst, LaneMaskKind::Gt, mask)?,
+            O::Elect => {
+                let &[r] = results else { return Err(arity()) };
+                self.expect(sg, inst, &[r], Type::BOOL)?;
+                let out = simt::elect(mask, w as u32);
+                self.write_out(sg, r, mask, &out);
+            }
             O::VoteAll => self.vote(sg, inst, VoteKind::All, mask)?,
             O::VoteAny => self.vote(sg, inst, VoteKind::Any, mask)?,
             O::VoteEq => self.vote(sg, inst, VoteKind::Eq, mask)?,
@@ -685,6 +715,11 @@ impl Exec<'_, '_, '_, '_> {
             }
             // The subgroup always executes in lock-step and memory is sequentially consistent.
             O::SubgroupSync | O::Fence => {}
+            // A scheduling hint only: no value or memory changes.
+            O::Nanosleep => {
+                self.expect(sg, inst, args, Type::U32)?;
+                let &[_] = args else { return Err(arity()) };
+            }
             O::BlockSync | O::BlockSyncPred => {
                 if mask != sg.live {
                     let msg =
@@ -772,6 +807,14 @@ impl Exec<'_, '_, '_, '_> {
     fn arity(&self, sg: &Subgroup, inst: Inst) -> Fault {
         let op = self.f.insts[inst].opcode;
         self.sg_fault(sg, format!("malformed `{op}` (operands, results or immediate)"), inst)
+    }
+
+    fn lane_mask(&self, sg: &mut Subgroup, inst: Inst, kind: LaneMaskKind, mask: u64) -> Result<(), Fault> {
+        let &[r] = self.f.inst_results(inst) else { return Err(self.arity(sg, inst)) };
+        self.expect(sg, inst, &[r], Type::U64)?;
+        let w = self.w as u32;
+        self.set_lanes(sg, r, mask, |l| simt::lane_mask(kind, l as u32, w));
+        Ok(())
     }
 
     fn uniform_dim(&self, sg: &mut Subgroup, inst: Inst, src: [u32; 3], mask: u64) -> Result<(), Fault> {

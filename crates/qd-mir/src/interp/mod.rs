@@ -33,6 +33,8 @@ pub mod simt;
 mod tests;
 #[cfg(test)]
 mod tests_control;
+#[cfg(test)]
+mod tests_warp;
 
 use crate::entities::Inst;
 use crate::function::{Function, GridPolicy, LaunchArg, Module, Program};

@@ -1,5 +1,6 @@
 //! Pure SIMT collective semantics over lane arrays: shuffles, ballots, votes, reductions, scans
-//! and segmented reductions of one subgroup.
+//! and segmented reductions of one subgroup, and the CUDA warp builtins (`match.any`,
+//! `match.all`, `activemask`, `lanemask.*`, `elect`).
 //!
 //! The interpreter core gathers an operand of every lane of a subgroup into a `&[u64]` (lane `i`
 //! at index `i`, canonical bits as in [`crate::eval`]), together with the subgroup's active mask
@@ -53,6 +54,10 @@
 //!   of lanes `< min(n, 32)` (it takes no width: lanes beyond `pred` read as false, so a
 //!   subgroup narrower than `n` contributes only its own lanes); its result is a `u32` held in a
 //!   `u64`.
+//! * **Warp builtins.** Masks are `u64` with only bits `< W` set. `match.any`/`match.all` compare
+//!   the [`canon`]ical bits of the values (so `+0.0` and `-0.0` differ and a NaN matches the same
+//!   NaN bits; bool is 0/1) over the active lanes only; inactive lanes get 0 from
+//!   [`match_any`] and [`elect`] (the interpreter never writes them).
 //! * **Operator/type errors.** `reduce`, `scan` and `segreduce` check the operator against the type
 //!   *before* looking at the lanes (by combining the identity with itself), so an illegal pair
 //!   (e.g. `xor` on `f32`) is [`EvalError::BadType`] whatever the mask or tile is. `combine` never
@@ -183,6 +188,86 @@ pub fn ballot(pred: &[u64], active: u64, width: u32) -> u64 {
 pub fn ballot_first_n(pred: &[u64], active: u64, n: u32) -> u64 {
     let n = n.min(32);
     ballot(pred, active, n) & 0xFFFF_FFFF
+}
+
+/// The mask of lanes `0..min(width, 64)`.
+fn width_mask(width: u32) -> u64 {
+    match lanes(width) {
+        64 => u64::MAX,
+        w => (1u64 << w) - 1,
+    }
+}
+
+/// `match.any` (`__match_any_sync`): for each active lane `i`, the mask of active lanes whose
+/// value has the same bits (after [`canon`] for `ty`) as lane `i`'s; 0 for inactive lanes.
+pub fn match_any(ty: ScalarType, vals: &[u64], active: u64, width: u32) -> Vec<u64> {
+    let w = lanes(width);
+    let bits: Vec<u64> = (0..w).map(|i| canon(ty, lane(vals, i))).collect();
+    (0..w)
+        .map(|i| {
+            if !is_active(active, i) {
+                return 0;
+            }
+            (0..w).filter(|&j| is_active(active, j) && bits[j] == bits[i]).fold(0, |m, j| m | 1 << j)
+        })
+        .collect()
+}
+
+/// `match.all` (`__match_all_sync`): the active mask (bits `< width`) if every active lane's value
+/// has the same bits (after [`canon`] for `ty`), else 0. The same for every lane.
+pub fn match_all(ty: ScalarType, vals: &[u64], active: u64, width: u32) -> u64 {
+    let w = lanes(width);
+    let mut act = (0..w).filter(|&i| is_active(active, i)).map(|i| canon(ty, lane(vals, i)));
+    let Some(first) = act.next() else { return 0 };
+    if act.all(|b| b == first) {
+        active & width_mask(width)
+    } else {
+        0
+    }
+}
+
+/// `activemask` (`__activemask`): bit `i` set iff lane `i < width` is active.
+pub fn active_mask(active: u64, width: u32) -> u64 {
+    active & width_mask(width)
+}
+
+/// Which `lanemask.*` op (CUDA `%lanemask_lt` … `%lanemask_gt`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LaneMaskKind {
+    /// `lanemask.lt`: bits `j < lane`.
+    Lt,
+    /// `lanemask.le`: bits `j <= lane`.
+    Le,
+    /// `lanemask.eq`: bit `j == lane`.
+    Eq,
+    /// `lanemask.ge`: bits `j >= lane`.
+    Ge,
+    /// `lanemask.gt`: bits `j > lane`.
+    Gt,
+}
+
+/// `lanemask.*` for lane `lane` of a subgroup of `width` lanes: the bits `j` with `j < width` and
+/// `j ⋈ lane`. Independent of activity. A lane `>= min(width, 64)` gets the bits it would get as
+/// a lane past the end (e.g. `lt` is every lane of the subgroup, `eq` is 0).
+pub fn lane_mask(kind: LaneMaskKind, lane: u32, width: u32) -> u64 {
+    let all = width_mask(width);
+    // Bits strictly below `lane` (all 64 when `lane >= 64`).
+    let below = if lane >= 64 { u64::MAX } else { (1u64 << lane) - 1 };
+    let eq = if lane >= 64 { 0 } else { 1u64 << lane };
+    all & match kind {
+        LaneMaskKind::Lt => below,
+        LaneMaskKind::Le => below | eq,
+        LaneMaskKind::Eq => eq,
+        LaneMaskKind::Ge => !below,
+        LaneMaskKind::Gt => !(below | eq),
+    }
+}
+
+/// `elect` (`elect.sync`): 1 on the lowest active lane `< width`, 0 on every other lane.
+pub fn elect(active: u64, width: u32) -> Vec<u64> {
+    let w = lanes(width);
+    let first = (0..w).find(|&i| is_active(active, i));
+    (0..w).map(|i| u64::from(Some(i) == first)).collect()
 }
 
 /// `vote.all` / `vote.any` / `vote.eq` over the active lanes of each tile; every active lane gets

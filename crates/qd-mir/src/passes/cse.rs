@@ -245,4 +245,56 @@ mod tests {
         run(&mut b.f);
         assert_eq!(count(&b.f, Opcode::ShuffleXor), 2);
     }
+
+    #[test]
+    fn warp_builtins() {
+        let mut b = B::new();
+        let p = b.param("p", Type::Ptr(AddrSpace::Global, ScalarType::U64));
+        let q = b.param("q", Type::Ptr(AddrSpace::Global, ScalarType::U32));
+        let x = b.load(q);
+        // Pure lane masks merge (also into nested regions); convergent ops only in one region.
+        let l1 = b.op(Opcode::LaneMaskLt, Imm::None, &[], Type::U64);
+        let l2 = b.op(Opcode::LaneMaskLt, Imm::None, &[], Type::U64);
+        let g1 = b.op(Opcode::LaneMaskGt, Imm::None, &[], Type::U64);
+        let a1 = b.op(Opcode::ActiveMask, Imm::None, &[], Type::U64);
+        let a2 = b.op(Opcode::ActiveMask, Imm::None, &[], Type::U64);
+        let m1 = b.op(Opcode::MatchAny, Imm::None, &[x], Type::U64);
+        let m2 = b.op(Opcode::MatchAny, Imm::None, &[x], Type::U64);
+        let m3 = b.op(Opcode::MatchAll, Imm::None, &[x], Type::U64);
+        for v in [l1, l2, g1, a1, a2, m1, m2, m3] {
+            b.store(p, v);
+        }
+        let e1 = b.op(Opcode::Elect, Imm::None, &[], Type::BOOL);
+        let e2 = b.op(Opcode::Elect, Imm::None, &[], Type::BOOL);
+        let c = b.op(Opcode::And, Imm::None, &[e1, e2], Type::BOOL);
+        let ns = b.u32(10);
+        b.inst(Opcode::Nanosleep, Imm::None, &[ns], &[]);
+        b.inst(Opcode::Nanosleep, Imm::None, &[ns], &[]);
+        b.if_(
+            c,
+            &[],
+            |b| {
+                let l3 = b.op(Opcode::LaneMaskLt, Imm::None, &[], Type::U64);
+                let a3 = b.op(Opcode::ActiveMask, Imm::None, &[], Type::U64);
+                let e3 = b.op(Opcode::Elect, Imm::None, &[], Type::BOOL);
+                let m4 = b.op(Opcode::MatchAny, Imm::None, &[x], Type::U64);
+                let e3 = b.op(Opcode::Cast, Imm::None, &[e3], Type::U64);
+                for v in [l3, a3, e3, m4] {
+                    b.store(p, v);
+                }
+                b.term(Opcode::Yield, &[]);
+            },
+            None,
+        );
+        b.term(Opcode::Return, &[]);
+        assert!(run(&mut b.f));
+        let text = b.print();
+        assert_eq!(count(&b.f, Opcode::LaneMaskLt), 1, "{text}");
+        assert_eq!(count(&b.f, Opcode::LaneMaskGt), 1, "{text}");
+        assert_eq!(count(&b.f, Opcode::ActiveMask), 2, "{text}");
+        assert_eq!(count(&b.f, Opcode::Elect), 2, "{text}");
+        assert_eq!(count(&b.f, Opcode::MatchAny), 2, "{text}");
+        assert_eq!(count(&b.f, Opcode::MatchAll), 1, "{text}");
+        assert_eq!(count(&b.f, Opcode::Nanosleep), 2, "{text}");
+    }
 }

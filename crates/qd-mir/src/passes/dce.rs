@@ -153,4 +153,29 @@ mod tests {
         assert_eq!(count(&b.f, Opcode::Loop), 1, "{text}");
         assert_eq!(count(&b.f, Opcode::Add), 0, "{text}");
     }
+
+    #[test]
+    fn warp_builtins_dead_lane_masks_go_convergent_ops_and_nanosleep_stay() {
+        let mut b = B::new();
+        for op in [Opcode::LaneMaskLt, Opcode::LaneMaskLe, Opcode::LaneMaskEq, Opcode::LaneMaskGe, Opcode::LaneMaskGt] {
+            b.op(op, Imm::None, &[], Type::U64);
+        }
+        let x = b.u32(7);
+        b.op(Opcode::MatchAny, Imm::None, &[x], Type::U64);
+        b.op(Opcode::MatchAll, Imm::None, &[x], Type::U64);
+        b.op(Opcode::ActiveMask, Imm::None, &[], Type::U64);
+        b.op(Opcode::Elect, Imm::None, &[], Type::BOOL);
+        let ns = b.u32(100);
+        b.inst(Opcode::Nanosleep, Imm::None, &[ns], &[]);
+        b.term(Opcode::Return, &[]);
+        assert!(run(&mut b.f));
+        let text = b.print();
+        let masks =
+            [Opcode::LaneMaskLt, Opcode::LaneMaskLe, Opcode::LaneMaskEq, Opcode::LaneMaskGe, Opcode::LaneMaskGt];
+        assert_eq!(masks.iter().map(|&op| count(&b.f, op)).sum::<usize>(), 0, "{text}");
+        for op in [Opcode::MatchAny, Opcode::MatchAll, Opcode::ActiveMask, Opcode::Elect, Opcode::Nanosleep] {
+            assert_eq!(count(&b.f, op), 1, "{op}: {text}");
+        }
+        assert_eq!(count(&b.f, Opcode::Const), 2, "{text}");
+    }
 }

@@ -442,4 +442,37 @@ mod tests {
         assert_eq!(count(&b.f, Opcode::If) + count(&b.f, Opcode::Return), 0);
         assert_eq!(count(&b.f, Opcode::Store), 1);
     }
+
+    #[test]
+    fn warp_builtins_are_never_folded() {
+        for width in [1, 32, 64] {
+            let mut b = B::new();
+            let ops = [
+                Opcode::LaneMaskLt,
+                Opcode::LaneMaskLe,
+                Opcode::LaneMaskEq,
+                Opcode::LaneMaskGe,
+                Opcode::LaneMaskGt,
+                Opcode::ActiveMask,
+            ];
+            for op in ops {
+                let v = b.op(op, Imm::None, &[], Type::U64);
+                b.sink(v);
+            }
+            let x = b.u32(3);
+            for op in [Opcode::MatchAny, Opcode::MatchAll] {
+                let v = b.op(op, Imm::None, &[x], Type::U64);
+                b.sink(v);
+            }
+            let e = b.op(Opcode::Elect, Imm::None, &[], Type::BOOL);
+            b.sink(e);
+            b.inst(Opcode::Nanosleep, Imm::None, &[x], &[]);
+            run(&mut b.f, &PassOptions::with_width(width));
+            let text = b.print();
+            for op in ops.into_iter().chain([Opcode::MatchAny, Opcode::MatchAll, Opcode::Elect, Opcode::Nanosleep]) {
+                assert_eq!(count(&b.f, op), 1, "{op} at width {width}: {text}");
+            }
+            assert_eq!(count(&b.f, Opcode::Const), 1, "{text}");
+        }
+    }
 }

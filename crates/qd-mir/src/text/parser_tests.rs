@@ -369,3 +369,82 @@ fn hostile_inputs_do_not_panic() {
         assert!(parse_module(src).is_err(), "{src}");
     }
 }
+
+/// The CUDA warp builtins, in the printer's exact spelling.
+const WARP_BUILTINS: &str = "\
+kernel @warp(%x: f32, %b: bool, %ns: u32) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = match.any %x : u64
+  %1 = match.all %b : u64
+  %2 = activemask : u64
+  %3 = lanemask.lt : u64
+  %4 = lanemask.le : u64
+  %5 = lanemask.eq : u64
+  %6 = lanemask.ge : u64
+  %7 = lanemask.gt : u64
+  %8 = elect : bool
+  nanosleep %ns
+  return
+}
+";
+
+#[test]
+fn warp_builtins_parse_and_reprint_identically() {
+    let f = kernel_of(WARP_BUILTINS);
+    assert_eq!(crate::text::print_function(&f), WARP_BUILTINS);
+    let ops: Vec<Opcode> = f.walk_insts().into_iter().map(|i| f.insts[i].opcode).collect();
+    use Opcode as O;
+    let want = [
+        O::MatchAny,
+        O::MatchAll,
+        O::ActiveMask,
+        O::LaneMaskLt,
+        O::LaneMaskLe,
+        O::LaneMaskEq,
+        O::LaneMaskGe,
+        O::LaneMaskGt,
+        O::Elect,
+        O::Nanosleep,
+        O::Return,
+    ];
+    assert_eq!(ops, want);
+    if let Err(e) = crate::verify::verify_function(&f) {
+        panic!("{}", e.render(&f));
+    }
+}
+
+/// Parses `src` (which must parse) and returns its verifier messages.
+fn verify_messages(src: &str) -> Vec<String> {
+    let f = kernel_of(src);
+    match crate::verify::verify_function(&f) {
+        Ok(()) => Vec::new(),
+        Err(e) => e.0.into_iter().map(|e| e.message).collect(),
+    }
+}
+
+#[test]
+fn warp_builtin_errors() {
+    // Syntax and names are the parser's.
+    assert_err("kernel @k() {\n  nanosleep %t\n}\n", 2, 13, "value %t is not defined");
+    assert_err("kernel @k() {\n  elect : bool\n}\n", 2, 3, "`elect` has 1 result(s); write `%name = elect ...`");
+    assert_err("kernel @k() {\n  %0 = activemask\n}\n", 3, 1, "expected `:` and the result type, found `}`");
+    assert_err(
+        "kernel @k(%n: u32) {\n  nanosleep %n : u32\n}\n",
+        2,
+        16,
+        "`nanosleep` has no result to annotate with a type",
+    );
+    assert_err("kernel @k() {\n  %0 = lanemask.ne : u64\n}\n", 2, 8, "unknown op `lanemask.ne`");
+    // Operand counts and types are the verifier's.
+    let k = |body: &str| format!("kernel @k(%n: u64, %p: ptr<global, u32>) {{\n  {body}\n  return\n}}\n");
+    assert_eq!(verify_messages(&k("nanosleep %n")), ["nanosleep: operand 1 has type u64, expected u32"]);
+    assert_eq!(verify_messages(&k("nanosleep")), ["nanosleep: expected 1 operand(s), found 0"]);
+    assert_eq!(verify_messages(&k("%0 = match.any : u64")), ["match.any: expected 1 operand(s), found 0"]);
+    assert_eq!(
+        verify_messages(&k("%0 = match.all %p : u64")),
+        ["match.all: operand 1 has type ptr<global, u32>, expected a scalar type"]
+    );
+    assert_eq!(verify_messages(&k("%0 = match.any %n : u32")), ["match.any: result has type u32, expected u64"]);
+    assert_eq!(verify_messages(&k("%0 = lanemask.ge : u32")), ["lanemask.ge: result has type u32, expected u64"]);
+    assert_eq!(verify_messages(&k("%0 = elect %n : bool")), ["elect: expected 0 operand(s), found 1"]);
+    assert_eq!(verify_messages(&k("%0 = activemask : bool")), ["activemask: result has type bool, expected u64"]);
+}

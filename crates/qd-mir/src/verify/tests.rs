@@ -354,6 +354,61 @@ fn index_and_subgroup_types() {
 }
 
 #[test]
+fn warp_builtin_types() {
+    // match.* accept every scalar type and give u64.
+    for t in ScalarType::ALL {
+        for op in [Opcode::MatchAny, Opcode::MatchAll] {
+            ok(&unop(op, Imm::None, t.into(), Type::U64).0);
+        }
+    }
+    let ptr = Type::Ptr(AddrSpace::Global, ScalarType::U32);
+    let (f, i) = unop(Opcode::MatchAny, Imm::None, ptr, Type::U64);
+    only(&f, AnyEntity::Inst(i), "match.any: operand 1 has type ptr<global, u32>, expected a scalar type");
+    let (f, i) = unop(Opcode::MatchAll, Imm::None, Type::U32, Type::U32);
+    only(&f, AnyEntity::Inst(i), "match.all: result has type u32, expected u64");
+    let (f, i) = unop(Opcode::MatchAny, Imm::Tile(Tile::Full), Type::U32, Type::U64);
+    only(&f, AnyEntity::Inst(i), "match.any: immediate Tile(Full) does not fit; expected no immediate");
+    // nanosleep takes a u32 and has no result.
+    let (f, i) = unop(Opcode::Nanosleep, Imm::None, Type::U32, Type::U32);
+    only(&f, AnyEntity::Inst(i), "nanosleep: expected 0 result(s), found 1");
+    let mut k = K::new();
+    let x = k.f.add_param("x", Type::U32, true);
+    let y = k.f.add_param("y", Type::U64, true);
+    let body = k.body();
+    let good = k.i(body, Opcode::Nanosleep, Imm::None, &[x], &[]);
+    let wide = k.i(body, Opcode::Nanosleep, Imm::None, &[y], &[]);
+    let none = k.i(body, Opcode::Nanosleep, Imm::None, &[], &[]);
+    // Masks are u64, elect is bool; none takes an operand.
+    let mut bad = Vec::new();
+    for op in [
+        Opcode::ActiveMask,
+        Opcode::LaneMaskLt,
+        Opcode::LaneMaskLe,
+        Opcode::LaneMaskEq,
+        Opcode::LaneMaskGe,
+        Opcode::LaneMaskGt,
+    ] {
+        k.i(body, op, Imm::None, &[], &[Type::U64]);
+        bad.push((op, k.i(body, op, Imm::None, &[], &[Type::U32])));
+    }
+    k.i(body, Opcode::Elect, Imm::None, &[], &[Type::BOOL]);
+    let el = k.i(body, Opcode::Elect, Imm::None, &[], &[Type::U32]);
+    let el2 = k.i(body, Opcode::Elect, Imm::None, &[x], &[Type::BOOL]);
+    let ma = k.i(body, Opcode::MatchAny, Imm::None, &[], &[Type::U64]);
+    k.ret();
+    assert!(!errors(&k.f).iter().any(|e| e.location == AnyEntity::Inst(good)));
+    has(&k.f, AnyEntity::Inst(wide), "nanosleep: operand 1 has type u64, expected u32");
+    has(&k.f, AnyEntity::Inst(none), "nanosleep: expected 1 operand(s), found 0");
+    for (op, i) in &bad {
+        has(&k.f, AnyEntity::Inst(*i), &format!("{op}: result has type u32, expected u64"));
+    }
+    has(&k.f, AnyEntity::Inst(el), "elect: result has type u32, expected bool");
+    has(&k.f, AnyEntity::Inst(el2), "elect: expected 0 operand(s), found 1");
+    has(&k.f, AnyEntity::Inst(ma), "match.any: expected 1 operand(s), found 0");
+    assert_eq!(errors(&k.f).len(), 6 + 5, "{}", VerifyErrors(errors(&k.f)));
+}
+
+#[test]
 fn group_op_types() {
     let g = |op, inclusive| Imm::Group { op, tile: Tile::Full, inclusive };
     let (f, i) = unop(Opcode::SubgroupReduce, g(GroupOp::And, true), Type::F32, Type::F32);

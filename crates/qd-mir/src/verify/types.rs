@@ -351,6 +351,21 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         | Opcode::LaneId
         | Opcode::SubgroupId
         | Opcode::SubgroupSize => ck.result(Type::U32),
+        Opcode::LaneMaskLt
+        | Opcode::LaneMaskLe
+        | Opcode::LaneMaskEq
+        | Opcode::LaneMaskGe
+        | Opcode::LaneMaskGt
+        | Opcode::ActiveMask => ck.result(Type::U64),
+        Opcode::Elect => ck.result(Type::BOOL),
+        Opcode::MatchAny | Opcode::MatchAll => {
+            // Every scalar type (bool, i32/u32, i64/u64, f32/f64) compares by its bits.
+            ck.arg_kind(0, is_scalar, "a scalar type");
+            ck.result(Type::U64);
+        }
+        Opcode::Nanosleep => {
+            ck.arg(0, Type::U32);
+        }
         Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor | Opcode::Broadcast => {
             ck.shuffle();
         }
