@@ -108,6 +108,68 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             };
             group(lw, kind, g, tile_lanes(tile), inclusive, args, res.expect("group ops have a result"))
         }
+        Opcode::LaneMaskLt | Opcode::LaneMaskLe | Opcode::LaneMaskEq | Opcode::LaneMaskGe | Opcode::LaneMaskGt => {
+            let sreg = match op {
+                Opcode::LaneMaskLt => "%lanemask_lt",
+                Opcode::LaneMaskLe => "%lanemask_le",
+                Opcode::LaneMaskEq => "%lanemask_eq",
+                Opcode::LaneMaskGe => "%lanemask_ge",
+                _ => "%lanemask_gt",
+            };
+            let r = lw.e.reg(Class::B32);
+            ins!(lw.e, "mov.u32 {r}, {sreg}");
+            let d = lw.def(res.expect("lane masks have a result"));
+            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            Ok(())
+        }
+        Opcode::ActiveMask => {
+            lw.e.need(Feature::ActiveMask, name)?;
+            let r = lw.e.reg(Class::B32);
+            ins!(lw.e, "activemask.b32 {r}");
+            let d = lw.def(res.expect("activemask has a result"));
+            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            Ok(())
+        }
+        Opcode::MatchAny | Opcode::MatchAll => {
+            let t = lw.scalar(args[0]);
+            let v = lw.r(args[0])?;
+            let mask = lw.member_mask(name)?;
+            let x = if t == ScalarType::Bool {
+                let x = lw.e.reg(Class::B32);
+                ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
+                x
+            } else {
+                v
+            };
+            let w = if t.bits() == 64 { "b64" } else { "b32" };
+            let kind = if op == Opcode::MatchAny { "any" } else { "all" };
+            let r = lw.e.reg(Class::B32);
+            ins!(lw.e, "match.{kind}.sync.{w} {r}, {x}, {mask}");
+            let d = lw.def(res.expect("match has a result"));
+            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            Ok(())
+        }
+        Opcode::Elect => {
+            let mask = lw.member_mask(name)?;
+            let d = lw.def(res.expect("elect has a result"));
+            if lw.e.target >= Feature::Elect.min_target() {
+                lw.e.need(Feature::Elect, name)?;
+                ins!(lw.e, "elect.sync _|{d}, {mask}");
+            } else {
+                // The lowest member lane: no member below this lane.
+                let (lt, m) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+                ins!(lw.e, "mov.u32 {lt}, %lanemask_lt");
+                ins!(lw.e, "and.b32 {m}, {lt}, {mask}");
+                ins!(lw.e, "setp.eq.u32 {d}, {m}, 0");
+            }
+            Ok(())
+        }
+        Opcode::Nanosleep => {
+            lw.e.need(Feature::Nanosleep, name)?;
+            let ns = lw.r(args[0])?;
+            ins!(lw.e, "nanosleep.u32 {ns}");
+            Ok(())
+        }
         Opcode::SubgroupSync => {
             let mask = lw.member_mask(name)?;
             ins!(lw.e, "bar.warp.sync {mask}");
