@@ -310,10 +310,10 @@ impl Lower<'_> {
                 ins!(self.e, "@!{cond} bra{uni} {else_l}");
                 let regions: Vec<Region> = f.inst_regions(inst).collect();
                 self.frames.push(Frame::If { end, results });
+                // Every arm ends in a terminator that jumps: no branch is needed after it.
                 if let Some(&then_r) = regions.first() {
                     self.lower_region(then_r)?;
                 }
-                ins!(self.e, "bra.uni {end}");
                 self.e.place(else_l);
                 if let Some(&else_r) = regions.get(1) {
                     self.lower_region(else_r)?;
