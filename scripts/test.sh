@@ -30,6 +30,28 @@ if ! command -v llvm-mc-19 >/dev/null 2>&1 || ! command -v ld.lld-19 >/dev/null 
 fi
 command -v llvm-mc-19 >/dev/null 2>&1 && llvm-mc-19 --version | head -2 | tail -1 || true
 
+# ptxas (the PTX oracle) from NVIDIA's PyPI wheels, no GPU or driver needed: CUDA 13 assembles
+# sm_75+; CUDA 12 is kept for sm_70, which CUDA 13 dropped. Static binaries, no dependencies.
+tools="${QD_TOOLS_DIR:-/opt/qd-tools}"
+export QD_TOOLS_DIR="$tools"
+ptxas13="$tools/cu13/nvidia/cu13/bin/ptxas"
+ptxas12="$tools/cu12/nvidia/cuda_nvcc/bin/ptxas"
+if [ ! -x "$ptxas13" ]; then
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tools/cu13" "nvidia-cuda-nvcc==13.5.37" \
+    || echo "warning: could not install the CUDA 13 ptxas wheel"
+fi
+if [ ! -x "$ptxas12" ]; then
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tools/cu12" "nvidia-cuda-nvcc-cu12==12.9.86" \
+    || echo "warning: could not install the CUDA 12 ptxas wheel"
+fi
+if [ -x "$ptxas13" ] && [ -x "$ptxas12" ]; then
+  export QD_REQUIRE_PTXAS=1
+  "$ptxas13" --version | tail -2 | head -1
+  "$ptxas12" --version | tail -2 | head -1
+else
+  echo "warning: ptxas missing; the PTX oracle tests will skip"
+fi
+
 step "toolchain"
 cargo --version
 rustc --version
