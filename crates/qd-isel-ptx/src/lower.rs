@@ -592,17 +592,49 @@ fn atomic_type(op: AtomicOp, elem: ScalarType) -> Option<&'static str> {
     })
 }
 
-/// The grid a launch of `f` uses on a device with `sms` multiprocessors, given the scalar
-/// arguments (`Cover` reads one): the same policy the interpreter applies, with the saturating
-/// grid at 4 blocks per SM.
+/// The grid a launch of `f` uses on a device with `sms` multiprocessors, given the raw bits of
+/// the scalar arguments (`Cover` reads one, with its type's signedness; `n ≤ 0` gives a 0-block
+/// grid, which launches nothing): the interpreter's policy, with the saturating grid at 4 blocks
+/// per SM. `None` when the argument is missing or the grid does not fit in 32 bits.
 pub fn grid_for(f: &Function, scalar_arg: impl Fn(usize) -> Option<u64>, sms: u32) -> Option<[u32; 3]> {
     match f.launch.grid {
         GridPolicy::Fixed(g) => Some(g),
         GridPolicy::Cover(i) => {
-            let n = scalar_arg(usize::from(i))?;
-            let bx = u64::from(f.launch.block[0].max(1));
-            Some([u32::try_from(n.div_ceil(bx)).ok()?, 1, 1])
+            // The count is read with its type's signedness; n ≤ 0 launches no block.
+            let bits = scalar_arg(usize::from(i))?;
+            let ty = f.params.get(usize::from(i))?.ty.scalar()?;
+            let n: i128 = if ty == ScalarType::U64 { i128::from(bits) } else { i128::from(qd_mir::eval::as_i64(ty, bits)) };
+            if n <= 0 {
+                return Some([0, 1, 1]);
+            }
+            let bx = i128::from(f.launch.block[0].max(1));
+            Some([u32::try_from((n + bx - 1) / bx).ok()?, 1, 1])
         }
         GridPolicy::Saturating => Some([sms.max(1) * 4, 1, 1]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_for;
+
+    fn cover(ty: &str) -> qd_mir::Function {
+        let src = format!(
+            "kernel @k(%a: ptr<global, u32>, %n: {ty} uniform) block(32, 1, 1) grid(cover %n) {{\n  return\n}}\n"
+        );
+        qd_mir::parse_module(&src).expect("parses").kernels.remove(0)
+    }
+
+    #[test]
+    fn cover_grids_read_the_count_with_its_signedness() {
+        let f = cover("i32");
+        assert_eq!(grid_for(&f, |_| Some(100), 132), Some([4, 1, 1]));
+        assert_eq!(grid_for(&f, |_| Some(u64::from((-5i32) as u32)), 132), Some([0, 1, 1]));
+        assert_eq!(grid_for(&f, |_| Some(0), 132), Some([0, 1, 1]));
+        let f = cover("u32");
+        assert_eq!(grid_for(&f, |_| Some(u64::from(u32::MAX)), 132), Some([134_217_728, 1, 1]));
+        let f = cover("i64");
+        assert_eq!(grid_for(&f, |_| Some((-1i64) as u64), 132), Some([0, 1, 1]));
+        assert_eq!(grid_for(&f, |_| None, 132), None);
     }
 }

@@ -252,6 +252,12 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, d: Reg, a: Reg)
     match (op, t) {
         (UnOp::Not, ScalarType::Bool) => ins!(lw.e, "not.pred {d}, {a}"),
         (_, ScalarType::Bool) => return Err(lw.unsupported(Some(t), "not defined on bool")),
+        // Floats: on the sign bit alone (`neg.f32`/`abs.f32` return an unspecified NaN for a NaN
+        // input; the MIR flips or clears the sign of NaNs too).
+        (UnOp::Neg, ScalarType::F32) => ins!(lw.e, "xor.b32 {d}, {a}, 0x80000000"),
+        (UnOp::Neg, ScalarType::F64) => ins!(lw.e, "xor.b64 {d}, {a}, 0x8000000000000000"),
+        (UnOp::Abs, ScalarType::F32) => ins!(lw.e, "and.b32 {d}, {a}, 0x7FFFFFFF"),
+        (UnOp::Abs, ScalarType::F64) => ins!(lw.e, "and.b64 {d}, {a}, 0x7FFFFFFFFFFFFFFF"),
         (UnOp::Neg, _) => ins!(lw.e, "neg.{signed} {d}, {a}"),
         (UnOp::Abs, ScalarType::U32 | ScalarType::U64) => ins!(lw.e, "mov.{bt} {d}, {a}"),
         (UnOp::Abs, _) => ins!(lw.e, "abs.{ty} {d}, {a}"),
