@@ -362,11 +362,12 @@ fn shuffle(
         ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
         return Ok(());
     }
-    let want_pred = op != Opcode::ShuffleIdx;
+    // `idx` is always in range; so is `bfly` with a constant mask below 32 (lane ^ k < 32).
+    let want_pred = !(op == Opcode::ShuffleIdx || (op == Opcode::ShuffleXor && xc.is_some()));
     let (r, p) = shfl(lw, mode, t, v, &b, c, &mask, want_pred);
     // The validity predicate: in range, delta < 32, and (partial activity) the source active.
     let mut valid = p;
-    if op != Opcode::ShuffleIdx && xc.is_none() {
+    if want_pred && xc.is_none() {
         let q = lw.e.reg(Class::Pred);
         let p = valid.expect("relative shuffles ask for the predicate");
         ins!(lw.e, "setp.lt.and.u32 {q}, {b}, 32, {p}");
@@ -604,9 +605,13 @@ fn group(
                     mask
                 } else {
                     let (_, tm) = tile_mask(lw, t);
-                    let m = lw.e.reg(Class::B32);
-                    ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
-                    m.to_string()
+                    if full {
+                        tm.to_string()
+                    } else {
+                        let m = lw.e.reg(Class::B32);
+                        ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
+                        m.to_string()
+                    }
                 };
                 let r = lw.e.reg(Class::B32);
                 ins!(lw.e, "redux.sync.{rop} {r}, {x}, {m}");
