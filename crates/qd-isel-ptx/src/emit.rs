@@ -87,9 +87,25 @@ pub(crate) struct Reg {
     n: u32,
 }
 
+/// Decimal digits of `n` into `buf`, returning the used tail (no formatting machinery: the
+/// emitter prints thousands of register names per kernel).
+fn digits(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
 impl fmt::Display for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.class.prefix(), self.n)
+        f.write_str(self.class.prefix())?;
+        f.write_str(digits(self.n, &mut [0; 10]))
     }
 }
 
@@ -99,7 +115,8 @@ pub(crate) struct Label(u32);
 
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "$L{}", self.0)
+        f.write_str("$L")?;
+        f.write_str(digits(self.0, &mut [0; 10]))
     }
 }
 
@@ -114,7 +131,13 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     pub(crate) fn new(target: Sm) -> Emitter {
-        Emitter { target, body: String::with_capacity(8192), counts: [0; 5], labels: 0, version: target.min_version() }
+        Emitter {
+            target,
+            body: String::with_capacity(32 * 1024),
+            counts: [0; 5],
+            labels: 0,
+            version: target.min_version(),
+        }
     }
 
     /// A fresh register.

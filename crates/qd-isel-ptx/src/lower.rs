@@ -603,7 +603,8 @@ pub fn grid_for(f: &Function, scalar_arg: impl Fn(usize) -> Option<u64>, sms: u3
             // The count is read with its type's signedness; n ≤ 0 launches no block.
             let bits = scalar_arg(usize::from(i))?;
             let ty = f.params.get(usize::from(i))?.ty.scalar()?;
-            let n: i128 = if ty == ScalarType::U64 { i128::from(bits) } else { i128::from(qd_mir::eval::as_i64(ty, bits)) };
+            let n: i128 =
+                if ty == ScalarType::U64 { i128::from(bits) } else { i128::from(qd_mir::eval::as_i64(ty, bits)) };
             if n <= 0 {
                 return Some([0, 1, 1]);
             }

@@ -626,16 +626,7 @@ fn group(
                 }
                 x
             } else {
-                let vals = gather(lw, &dom, x, t, name)?;
-                let mut level = vals;
-                while level.len() > 1 {
-                    let mut next = Vec::with_capacity(level.len() / 2);
-                    for pair in level.chunks(2) {
-                        next.push(dom.combine(lw, pair[0], pair[1])?);
-                    }
-                    level = next;
-                }
-                level[0]
+                partial_butterfly(lw, &dom, x, t, name)?
             }
         }
         Collective::Scan => {
@@ -754,6 +745,38 @@ fn group(
     };
     dom.leave(lw, out, d);
     Ok(())
+}
+
+/// The butterfly under partial activity, exact: after the steps below `k`, every lane of an
+/// aligned `k`-lane group holds the same partial (the operators are commutative), so the partner
+/// group's partial can be read from ANY active lane of that group — its first — and a group with
+/// no active lane contributes the identity. log2(T) `shfl.sync.idx` steps instead of a gather.
+fn partial_butterfly(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &str) -> Result<Reg, CompileError> {
+    let mask = lw.member_mask(name)?;
+    let id = dom.identity_reg(lw);
+    let lane = lw.e.reg(Class::B32);
+    ins!(lw.e, "mov.u32 {lane}, %laneid");
+    let mut x = x;
+    let mut k = 1u32;
+    while k < t {
+        let (g, gm, src, c) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32));
+        ins!(lw.e, "xor.b32 {g}, {lane}, {k}");
+        ins!(lw.e, "and.b32 {g}, {g}, 0x{:08X}", !(k - 1));
+        ins!(lw.e, "shr.b32 {gm}, {mask}, {g}");
+        ins!(lw.e, "and.b32 {gm}, {gm}, 0x{:08X}", (1u64 << k) as u32 - 1);
+        ins!(lw.e, "brev.b32 {src}, {gm}");
+        ins!(lw.e, "clz.b32 {src}, {src}");
+        ins!(lw.e, "add.u32 {src}, {src}, {g}");
+        let (s, _) = shfl(lw, "idx", dom.work, x, &src.to_string(), 0x1f, &mask, false);
+        // c = -1 when the partner group has an active lane (take its partial), else 0 (identity).
+        ins!(lw.e, "min.u32 {c}, {gm}, 1");
+        ins!(lw.e, "neg.s32 {c}, {c}");
+        let p = lw.e.reg(s.class);
+        ins!(lw.e, "slct.{}.s32 {p}, {id}, {s}, {c}", sel_bits(p.class));
+        x = dom.combine(lw, x, p)?;
+        k <<= 1;
+    }
+    Ok(x)
 }
 
 /// The tile's values in lane order, read with `shfl.sync.idx`; inactive lanes give the identity.
