@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-pub(crate) use sys::{CUcontext, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUstream};
+pub(crate) use sys::{CUcontext, CUctx_st, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUstream};
 
 /// Turns a `CUresult` into a result naming the call.
 pub(crate) fn check(call: &'static str, r: sys::CUresult) -> Result<(), RtError> {
@@ -22,8 +22,8 @@ pub(crate) fn check(call: &'static str, r: sys::CUresult) -> Result<(), RtError>
     }
 }
 
-/// Whether an error code leaves the context unusable (every later call fails): the device must be
-/// reset before it runs anything else.
+/// Whether an error code leaves the context unusable (every later call fails; the driver
+/// documents that the process must be restarted).
 pub(crate) fn is_sticky(e: &RtError) -> bool {
     use crate::error::RtErrorKind;
     match &e.kind {
@@ -123,6 +123,7 @@ pub(crate) struct Context {
     pub dev: CUdevice,
     pub ctx: CUcontext,
     pub stream: CUstream,
+    leaked: bool,
 }
 
 // SAFETY: CUDA contexts and streams are usable from any thread (the driver API is thread-safe);
@@ -136,7 +137,7 @@ impl Context {
         let mut ctx: CUcontext = std::ptr::null_mut();
         // SAFETY: `dev` came from `cuDeviceGet`; `ctx` is a valid out pointer.
         check("cuDevicePrimaryCtxRetain", unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, dev) })?;
-        let mut c = Context { dev, ctx, stream: std::ptr::null_mut() };
+        let mut c = Context { dev, ctx, stream: std::ptr::null_mut(), leaked: false };
         c.bind()?;
         let mut stream: CUstream = std::ptr::null_mut();
         // SAFETY: the context is current; `stream` is a valid out pointer; flags 0 = default.
@@ -171,27 +172,20 @@ impl Context {
             nap = (nap * 2).min(Duration::from_millis(2));
         }
     }
+}
 
-    /// Destroys every allocation and module of the primary context after a sticky error and
-    /// makes a fresh one (`cuDevicePrimaryCtxReset`).
-    pub(crate) fn reset(&mut self) -> Result<(), RtError> {
-        // SAFETY: `dev` is valid; the reset destroys the context's state, which nothing of this
-        // device uses afterwards (the caller drops its module cache and bumps the generation that
-        // buffers check before freeing).
-        check("cuDevicePrimaryCtxReset", unsafe { sys::cuDevicePrimaryCtxReset_v2(self.dev) })?;
-        // SAFETY: as in `Context::new`; the old handle is replaced by the retained new one.
-        check("cuDevicePrimaryCtxRetain", unsafe { sys::cuDevicePrimaryCtxRetain(&mut self.ctx, self.dev) })?;
-        self.bind()?;
-        let mut stream: CUstream = std::ptr::null_mut();
-        // SAFETY: the new context is current; `stream` is a valid out pointer.
-        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut stream, 0) })?;
-        self.stream = stream;
-        Ok(())
+impl Context {
+    /// Never releases the context (a kernel still runs in it: teardown would wait for it).
+    pub(crate) fn leak(&mut self) {
+        self.leaked = true;
     }
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
+        if self.leaked {
+            return;
+        }
         // SAFETY: the stream and the retained context are this object's; errors during teardown
         // are ignored (nothing can be done about them).
         unsafe {
@@ -211,11 +205,15 @@ pub(crate) fn alloc(bytes: usize) -> Result<CUdeviceptr, RtError> {
     Ok(p)
 }
 
-/// `cuMemFree`; errors ignored (used from destructors).
-pub(crate) fn free(p: CUdeviceptr) {
-    // SAFETY: `p` came from `alloc` in the current context and is freed once (the caller's
-    // generation check keeps stale pointers from a reset context out).
-    let _ = unsafe { sys::cuMemFree_v2(p) };
+/// `cuMemFree` in context `ctx`; errors ignored (used from destructors).
+pub(crate) fn free(ctx: CUcontext, p: CUdeviceptr) {
+    // SAFETY: `ctx` is the live context `p` was allocated in (the caller checks that the device is
+    // still usable) and `p` is freed once; both calls are thread-safe.
+    unsafe {
+        if sys::cuCtxSetCurrent(ctx) == sys::CUresult::CUDA_SUCCESS {
+            let _ = sys::cuMemFree_v2(p);
+        }
+    }
 }
 
 /// `cuMemcpyHtoD` of a whole host slice.

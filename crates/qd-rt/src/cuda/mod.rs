@@ -3,11 +3,15 @@
 //! log goes into the error), caches them by (kernel text, target), and launches them on one
 //! stream per device with the parameter ABI of [`crate::args`].
 //!
-//! A sticky error (an illegal address, a launch failure, a timeout) resets the primary context so
-//! the device stays usable: the module cache is dropped and the buffers of the old context are
-//! forgotten (their generation no longer matches, so they are never freed twice).
+//! A sticky error (an illegal address, a launch failure) leaves the CUDA context of the whole
+//! process unusable (the driver documents that the process must be restarted), and a kernel that
+//! does not finish within the timeout (`QD_CUDA_TIMEOUT_S`, default 60 s) cannot be stopped: in
+//! both cases the device is marked unusable, its context is leaked (tearing it down would wait or
+//! fail) and every later call on it fails at once with a message that says why.
 
 pub(crate) mod driver;
+#[cfg(test)]
+mod tests;
 
 use crate::args::{self, ArgKind};
 use crate::error::RtError;
@@ -16,6 +20,7 @@ use driver::{CUdeviceptr, CUfunction, Context};
 use qd_isel_ptx::{compile_kernel, PtxKernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
 use qd_mir::{Function, ScalarType};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -23,32 +28,38 @@ use std::time::Duration;
 #[derive(Clone)]
 pub(crate) struct Loaded {
     pub func: CUfunction,
-    pub generation: u64,
     pub ptx: Arc<PtxKernel>,
 }
 
 // SAFETY: a `CUfunction` handle may be used from any thread with its context current; it is only
-// used under the device's state lock, after checking its generation.
+// used under the device's state lock.
 unsafe impl Send for Loaded {}
 // SAFETY: as above; the handle is never mutated through a shared reference.
 unsafe impl Sync for Loaded {}
 
-/// The mutable part of a device: the context, its generation and the module cache.
+/// The mutable part of a device: the context and the module cache.
 pub(crate) struct State {
     pub ctx: Context,
-    pub generation: u64,
     cache: HashMap<(String, Sm, ReduceStrategy), Loaded>,
+    /// Set when a kernel hung: nothing can run any more.
+    poisoned: Option<String>,
 }
 
-/// What a device shares with its buffers.
+/// What a device shares with its buffers. Buffers free themselves without taking the state lock
+/// (a buffer may be dropped while its device holds it); none is freed once the device is unusable.
 pub(crate) struct Shared {
     state: Mutex<State>,
+    ctx: AtomicPtr<driver::CUctx_st>,
+    poisoned: AtomicBool,
 }
 
 impl Shared {
     /// Locks the state and binds the context to this thread.
     pub(crate) fn lock(&self) -> Result<MutexGuard<'_, State>, RtError> {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(why) = &st.poisoned {
+            return Err(RtError::unavailable(format!("the cuda device is unusable: {why}")));
+        }
         st.ctx.bind()?;
         Ok(st)
     }
@@ -68,16 +79,14 @@ pub(crate) struct CudaDevice {
 pub(crate) struct CudaBuffer {
     pub ptr: CUdeviceptr,
     pub bytes: usize,
-    pub generation: u64,
     shared: Arc<Shared>,
 }
 
 impl Drop for CudaBuffer {
     fn drop(&mut self) {
-        if let Ok(st) = self.shared.lock() {
-            if st.generation == self.generation {
-                driver::free(self.ptr);
-            }
+        let sh = &self.shared;
+        if !sh.poisoned.load(Ordering::SeqCst) {
+            driver::free(sh.ctx.load(Ordering::SeqCst), self.ptr);
         }
     }
 }
@@ -116,7 +125,11 @@ pub(crate) fn open(ordinal: usize) -> Result<(CudaDevice, DeviceInfo), RtError> 
     );
     let info = DeviceInfo { kind: DeviceKind::Cuda, ordinal, name, subgroup_width: 32, detail };
     let d = CudaDevice {
-        shared: Arc::new(Shared { state: Mutex::new(State { ctx, generation: 0, cache: HashMap::new() }) }),
+        shared: Arc::new(Shared {
+            ctx: AtomicPtr::new(ctx.ctx),
+            state: Mutex::new(State { ctx, cache: HashMap::new(), poisoned: None }),
+            poisoned: AtomicBool::new(false),
+        }),
         sm,
         sms,
         max_version: PtxVersion::from_driver_version(driver_version),
@@ -153,24 +166,21 @@ impl CudaDevice {
             driver::set_max_dynamic_shared(func, k.dynamic_shared_bytes)
                 .map_err(|e| e.context(format!("kernel @{}", f.name)))?;
         }
-        let l = Loaded { func, generation: st.generation, ptx: Arc::new(k) };
+        let l = Loaded { func, ptx: Arc::new(k) };
         st.cache.insert(key, l.clone());
         Ok(l)
     }
 
     /// Allocates a device buffer and copies `data` into it.
-    pub(crate) fn upload(&self, st: &State, data: &[u8]) -> Result<CudaBuffer, RtError> {
+    pub(crate) fn upload(&self, _st: &State, data: &[u8]) -> Result<CudaBuffer, RtError> {
         let ptr = driver::alloc(data.len())?;
-        let b = CudaBuffer { ptr, bytes: data.len(), generation: st.generation, shared: self.shared.clone() };
+        let b = CudaBuffer { ptr, bytes: data.len(), shared: self.shared.clone() };
         driver::upload(ptr, data)?;
         Ok(b)
     }
 
     /// Copies a device buffer back.
-    pub(crate) fn download(&self, st: &State, b: &CudaBuffer, out: &mut [u8]) -> Result<(), RtError> {
-        if b.generation != st.generation {
-            return Err(RtError::usage("the buffer belongs to a context that was reset after an error"));
-        }
+    pub(crate) fn download(&self, _st: &State, b: &CudaBuffer, out: &mut [u8]) -> Result<(), RtError> {
         let n = out.len().min(b.bytes);
         driver::download(&mut out[..n], b.ptr)
     }
@@ -178,12 +188,6 @@ impl CudaDevice {
     /// Launches a loaded kernel (asynchronously, on the device's stream). A grid with a zero
     /// dimension launches nothing.
     pub(crate) fn launch(&self, st: &State, k: &Loaded, slots: &[Slot], grid: [u32; 3]) -> Result<(), RtError> {
-        if k.generation != st.generation {
-            return Err(RtError::usage(format!(
-                "kernel @{} was loaded into a context that was reset after an error; compile it again",
-                k.ptx.name
-            )));
-        }
         if args::is_empty_grid(grid) {
             return Ok(());
         }
@@ -203,17 +207,20 @@ impl CudaDevice {
         st.ctx.sync(self.timeout)
     }
 
-    /// After an error: resets the context when the error is sticky.
+    /// After an error: a sticky error or a timeout marks the device unusable.
     pub(crate) fn recover(&self, st: &mut State, e: RtError) -> RtError {
-        if !driver::is_sticky(&e) {
+        if e.kind != crate::RtErrorKind::Timeout && !driver::is_sticky(&e) {
             return e;
         }
+        let why = format!(
+            "an earlier launch failed ({}); the CUDA context of this process cannot be used again, restart the process",
+            e.message
+        );
+        st.poisoned = Some(why);
         st.cache.clear();
-        st.generation += 1;
-        match st.ctx.reset() {
-            Ok(()) => e,
-            Err(r) => RtError { message: format!("{} (and the context reset failed: {r})", e.message), ..e },
-        }
+        self.shared.poisoned.store(true, Ordering::SeqCst);
+        st.ctx.leak();
+        RtError { message: format!("{} (the CUDA context of this process is now unusable)", e.message), ..e }
     }
 
     /// Runs one kernel: uploads the buffers, launches, waits, downloads the buffers in place.

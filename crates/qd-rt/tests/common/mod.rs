@@ -120,6 +120,15 @@ kernel @mixed(%f: ptr<global, f32>, %d: ptr<global, f64>, %b: ptr<global, bool>,
   return
 }
 
+kernel @wild(%out: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {
+  %0 = thread_id x : u32
+  %1 = const 1073741823 : u32
+  %2 = mul %0, %1 : u32
+  %3 = ptr.offset %out, %2 : ptr<global, u32>
+  store %3, %0
+  return
+}
+
 program @pipeline(%data: ptr<global, u32>, %out: ptr<global, u32>, %n: u32) {
   launch @init(%data, %n)
   launch @scan(%data, %out)
