@@ -16,8 +16,8 @@
 //! failures name the API call and its `CUresult`. [`crosscheck`] runs a kernel on the interpreter
 //! and on a device and compares every buffer bit for bit.
 //!
-//! This is the only crate of the workspace allowed `unsafe` (all of it in `cuda/driver.rs`, each
-//! block with a `// SAFETY:` comment).
+//! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`
+//! and the `Send`/`Sync` claims for driver handles in `cuda/`, each with a `// SAFETY:` comment.
 
 mod args;
 mod cpu;
