@@ -1,6 +1,11 @@
 //! The filetest harness: every `filetests/**/*.qdm` runs the commands its `; test:` lines name
 //! (see `qd_tests::directives`). Text a human reviews (printed MIR) is snapshotted with insta;
 //! numbers (`; run:` results) and verifier errors are asserted.
+//!
+//! With `QD_TEST_CUDA=1` every `; run:` line is also cross-checked on `cuda:0` against the
+//! interpreter at subgroup width 32 (`qd_tests::crosscheck`; `QD_CROSSCHECK_DEVICE=SPEC` picks
+//! another device), with a summary line
+//! `cuda filetests: N matched, M skipped (expected fault), K failed`.
 
 use qd_mir::interp::{run_kernel, run_program, ArgValue, RunConfig};
 use qd_mir::passes::{run_pipeline, Pass, PassOptions};
@@ -189,7 +194,13 @@ fn run_file(path: &Path) {
 fn filetests() {
     // Every file runs even when an earlier one fails; the failures are listed together at the end.
     let mut failures: Vec<String> = Vec::new();
+    let device = qd_tests::crosscheck::device_from_env();
+    let mut tally = qd_rt::crosscheck::Tally::default();
     insta::glob!("../filetests", "**/*.qdm", |path| {
+        if let Some(dev) = &device {
+            let src = std::fs::read_to_string(path).unwrap_or_default();
+            qd_tests::crosscheck::file(&src, path, dev, &mut tally);
+        }
         if let Err(payload) = std::panic::catch_unwind(|| run_file(path)) {
             let msg = payload
                 .downcast_ref::<String>()
@@ -199,6 +210,21 @@ fn filetests() {
             failures.push(format!("--- {}\n{msg}", path.display()));
         }
     });
+    match &device {
+        Some(dev) => {
+            let label = format!("{} filetests", dev.info().kind.name());
+            println!("{}", tally.summary(&label));
+            eprintln!("{}", tally.summary(&label));
+            if !tally.failures.is_empty() {
+                failures.push(format!(
+                    "--- {label} cross-check ({}):\n{}",
+                    dev.info().spec(),
+                    tally.failures.join("\n")
+                ));
+            }
+        }
+        None => eprintln!("cuda filetests: skipped (set QD_TEST_CUDA=1 to cross-check every run line on cuda:0)"),
+    }
     assert!(failures.is_empty(), "{} filetest(s) failed:\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -1,6 +1,208 @@
-//! `qd-rt`: the runtime — one `Device` API over CUDA (cudarc), HSA (dlopen), Vulkan (ash) and the
-//! `cpu` device built on the MIR interpreter.
+//! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter) and the
+//! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`).
 //!
-//! This crate is filled by later issues. Today it holds only this documentation and exports
-//! nothing; `qdc run` drives the interpreter in `qd-mir` directly until the device API lands.
-//! It is the only crate of the workspace allowed `unsafe` (each block with a `// SAFETY:` comment).
+//! ```no_run
+//! use qd_rt::{ArgValue, Device, HostBuffer, LaunchOptions};
+//! # fn demo(f: &qd_mir::Function) -> Result<(), qd_rt::RtError> {
+//! let dev = Device::best();                 // cuda when a driver and a GPU are there, else cpu
+//! let mut args = vec![ArgValue::Buffer(HostBuffer::from_bits(qd_mir::ScalarType::U32, 0..64))];
+//! dev.run_kernel(f, &mut args, &LaunchOptions::default())?; // buffers updated in place
+//! # Ok(()) }
+//! ```
+//!
+//! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `best`).
+//! The `cuda` device probes for `libcuda` before any other driver call, so a machine without a
+//! driver gets a clear [`RtError`] ("no CUDA driver (libcuda.so) found"), never a panic; driver
+//! failures name the API call and its `CUresult`. [`crosscheck`] runs a kernel on the interpreter
+//! and on a device and compares every buffer bit for bit.
+//!
+//! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`
+//! and the `Send`/`Sync` claims for driver handles in `cuda/`, each with a `// SAFETY:` comment.
+
+mod args;
+mod cpu;
+pub mod crosscheck;
+mod cuda;
+mod error;
+mod lowlevel;
+
+pub use error::{RtError, RtErrorKind};
+pub use lowlevel::{CompiledKernel, DeviceArg, DeviceBuffer};
+pub use qd_mir::interp::{ArgValue, Buffer as HostBuffer};
+
+use qd_mir::{Function, Module, Program};
+
+/// The kind of a device.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// The MIR interpreter.
+    Cpu,
+    /// An NVIDIA GPU through the CUDA driver.
+    Cuda,
+}
+
+impl DeviceKind {
+    /// `cpu` or `cuda`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Cuda => "cuda",
+        }
+    }
+}
+
+/// What a device is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Its kind.
+    pub kind: DeviceKind,
+    /// The CUDA ordinal (0 for cpu).
+    pub ordinal: usize,
+    /// The device's name (the GPU's marketing name; `MIR interpreter` for cpu).
+    pub name: String,
+    /// The subgroup (warp) width.
+    pub subgroup_width: u32,
+    /// A one-line description (`sm_90, compute capability 9.0, driver 12.8, 132 SMs`).
+    pub detail: String,
+}
+
+impl DeviceInfo {
+    /// The spec that opens this device again (`cpu:16`, `cuda:0`).
+    pub fn spec(&self) -> String {
+        match self.kind {
+            DeviceKind::Cpu => format!("cpu:{}", self.subgroup_width),
+            DeviceKind::Cuda => format!("cuda:{}", self.ordinal),
+        }
+    }
+}
+
+/// Launch overrides of [`Device::run_kernel`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Replaces the kernel's grid.
+    pub grid: Option<[u32; 3]>,
+    /// Replaces the kernel's block size (on CUDA the kernel is compiled for it).
+    pub block: Option<[u32; 3]>,
+}
+
+/// A device that runs kernels and programs.
+pub struct Device {
+    info: DeviceInfo,
+    pub(crate) imp: Imp,
+}
+
+pub(crate) enum Imp {
+    Cpu { width: u32 },
+    Cuda(Box<cuda::CudaDevice>),
+}
+
+impl Device {
+    /// The interpreter at subgroup width 32.
+    pub fn cpu() -> Device {
+        Device { info: cpu::info(32), imp: Imp::Cpu { width: 32 } }
+    }
+
+    /// The interpreter at subgroup width `w` (a power of two, 1..=64).
+    pub fn cpu_with_width(w: u32) -> Result<Device, RtError> {
+        cpu::check_width(w)?;
+        Ok(Device { info: cpu::info(w), imp: Imp::Cpu { width: w } })
+    }
+
+    /// CUDA device `ordinal`. Without a driver: `Err` ("no CUDA driver (libcuda.so) found").
+    pub fn cuda(ordinal: usize) -> Result<Device, RtError> {
+        let (d, info) = cuda::open(ordinal)?;
+        Ok(Device { info, imp: Imp::Cuda(Box::new(d)) })
+    }
+
+    /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `cuda` (ordinal 0),
+    /// `cuda:N`, `best`.
+    pub fn open(spec: &str) -> Result<Device, RtError> {
+        let bad =
+            || RtError::usage(format!("unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL or best)"));
+        let (kind, arg) = match spec.split_once(':') {
+            Some((k, a)) => (k, Some(a)),
+            None => (spec, None),
+        };
+        match (kind, arg) {
+            ("best", None) => Ok(Device::best()),
+            ("cpu", None) => Ok(Device::cpu()),
+            ("cpu", Some(w)) => {
+                let w = w
+                    .parse::<u32>()
+                    .map_err(|_| RtError::usage(format!("cpu:{w}: the width must be a power of two from 1 to 64")))?;
+                Device::cpu_with_width(w)
+            }
+            ("cuda", None) => Device::cuda(0),
+            ("cuda", Some(n)) => {
+                let n = n
+                    .parse::<usize>()
+                    .map_err(|_| RtError::usage(format!("cuda:{n}: the ordinal must be a number")))?;
+                Device::cuda(n)
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// CUDA device 0 when it can be opened, else the cpu device; [`Device::info`] says which.
+    pub fn best() -> Device {
+        Device::cuda(0).unwrap_or_else(|_| Device::cpu())
+    }
+
+    /// Every device present: the cpu device (width 32) first, then each CUDA GPU.
+    pub fn available() -> Vec<DeviceInfo> {
+        let mut v = vec![cpu::info(32)];
+        if let Ok(n) = cuda::count() {
+            for i in 0..n {
+                if let Ok((_, info)) = cuda::open(i) {
+                    v.push(info);
+                }
+            }
+        }
+        v
+    }
+
+    /// Why no CUDA device can be used (`None` when at least one can): the missing driver, a
+    /// failing `cuInit`, no GPU.
+    pub fn cuda_unavailable_reason() -> Option<String> {
+        match cuda::count() {
+            Ok(0) => Some("the driver reports no CUDA device".to_string()),
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    /// What this device is.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Runs a kernel: uploads the buffers, launches, waits and downloads them in place.
+    pub fn run_kernel(&self, f: &Function, args: &mut [ArgValue], opts: &LaunchOptions) -> Result<(), RtError> {
+        match &self.imp {
+            Imp::Cpu { width } => cpu::run_kernel(*width, f, args, opts),
+            Imp::Cuda(c) => match opts.block {
+                Some(b) => {
+                    let mut g = f.clone();
+                    g.launch.block = b;
+                    c.run_kernel(&g, args, opts.grid)
+                }
+                None => c.run_kernel(f, args, opts.grid),
+            },
+        }
+    }
+
+    /// Runs a program of `m`: its launches in order on one stream, the buffers resident on the
+    /// device in between, downloaded in place at the end.
+    pub fn run_program(&self, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
+        match &self.imp {
+            Imp::Cpu { width } => cpu::run_program(*width, m, p, args),
+            Imp::Cuda(c) => c.run_program(m, p, args),
+        }
+    }
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device").field("info", &self.info).finish()
+    }
+}

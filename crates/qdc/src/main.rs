@@ -3,8 +3,13 @@
 //! - `qdc check FILE.qdm` parses and verifies; errors point at the line (parse errors with a caret,
 //!   verifier errors annotated on the printed MIR); exit status 1 on any error.
 //! - `qdc fmt FILE.qdm [--check]` prints the canonical text (or checks the file already is).
-//! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
-//!   [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on the `cpu` device.
+//! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
+//!   [--subgroup-size S] [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on a
+//!   device: `cpu` (the interpreter, the default), `cpu:N`, `cuda`, `cuda:N` or `best`.
+//! - `qdc compile FILE.qdm --target sm_XY [--emit ptx] [-o OUT] [--kernel NAME]
+//!   [--reduce auto|redux|shuffle] [--max-version X.Y]` prints (or writes) PTX: one kernel's
+//!   module, or every kernel's module one after another, each after a `// ---- kernel @NAME` line.
+//! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU) and says why CUDA is absent.
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
 //! - `qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
 //!   [--workgroup-size N]` assembles AMDGCN assembler text (LLVM 19 syntax) into an HSA code
@@ -13,12 +18,14 @@
 //!   disassembles the kernels of a code object (qd's or an LLVM/lld one) as `llvm-objdump-19 -d`
 //!   prints them, then prints each kernel descriptor as `.amdhsa_*` directives.
 //!
-//! Later issues add `compile`, `explain` and the GPU devices.
+//! Later issues add `explain` and more devices.
 
 #![forbid(unsafe_code)]
 
 mod asm;
+mod compile;
 mod demo;
+mod devices;
 mod disasm;
 mod run;
 
@@ -30,15 +37,23 @@ qdc — the qd compiler driver
 USAGE:
   qdc check FILE.qdm
   qdc fmt FILE.qdm [--check]
-  qdc run FILE.qdm (--kernel NAME | --program NAME) [--grid G] [--block B] [--subgroup-size S]
-          [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
+  qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
+          [--subgroup-size S] [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
+  qdc compile FILE.qdm --target SM [--emit ptx] [-o OUT] [--kernel NAME] [--reduce R]
+          [--max-version X.Y]
+  qdc devices
   qdc demo [--subgroup-size S]
   qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
           [--workgroup-size N]
   qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
-SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:VALUE
+D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | best
+SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:[V V ...]
+      | TYPE:VALUE
+SM: sm_70 | sm_75 | sm_80 | sm_86 | sm_89 | sm_90; R: auto | redux | shuffle (compile writes every
+    kernel's PTX module one after another, each after a `// ---- kernel @NAME` line, unless
+    --kernel picks one)
 T: gfx90a | gfx942 | gfx1100 | gfx1100:wave32 (AMDGCN; OUT defaults to FILE.co, NAME to the
    file stem; ABI: kernarg pointer in s[0:1], workgroup ids x,y,z in s2..s4, work-item ids in v0)
 ";
@@ -49,6 +64,8 @@ fn main() -> ExitCode {
         Some("check") => check(&args[1..]),
         Some("fmt") => fmt(&args[1..]),
         Some("run") => run::run(&args[1..]),
+        Some("compile") => compile::compile(&args[1..]),
+        Some("devices") => devices::devices(&args[1..]),
         Some("demo") => demo::demo(&args[1..]),
         Some("asm") => asm::asm(&args[1..]),
         Some("disasm") => disasm::disasm(&args[1..]),

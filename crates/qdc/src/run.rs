@@ -1,8 +1,11 @@
-//! `qdc run`: runs a kernel or program of a `.qdm` file on the `cpu` device (the MIR interpreter)
-//! with arguments built from SPECs, then prints or saves the buffers asked for.
+//! `qdc run`: runs a kernel or program of a `.qdm` file on a device (`--device`: `cpu`, the MIR
+//! interpreter, by default; `cpu:N`; `cuda`/`cuda:N`; `best`) with arguments built from SPECs,
+//! then prints or saves the buffers asked for. On `cpu` the run reports its lane-instruction
+//! count; `--subgroup-size` sets the cpu width (it must agree with a `cpu:N` device).
 
 use crate::{load, verify};
 use qd_mir::interp::{run_kernel, run_program, ArgValue, RunConfig};
+use qd_rt::{Device, DeviceKind, LaunchOptions};
 use qdc::npy;
 use qdc::spec::{format_buffer, parse_spec};
 use std::time::Instant;
@@ -13,7 +16,8 @@ struct Options {
     program: Option<String>,
     grid: Option<[u32; 3]>,
     block: Option<[u32; 3]>,
-    subgroup_size: u32,
+    subgroup_size: Option<u32>,
+    device: Option<String>,
     args: Vec<(String, String)>,
     print: Vec<String>,
     out: Vec<(String, String)>,
@@ -43,7 +47,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         program: None,
         grid: None,
         block: None,
-        subgroup_size: 32,
+        subgroup_size: None,
+        device: None,
         args: Vec::new(),
         print: Vec::new(),
         out: Vec::new(),
@@ -60,10 +65,12 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 let v = value(a)?;
                 o.subgroup_size = v
                     .parse::<u32>()
+                    .map(Some)
                     .ok()
-                    .filter(|s| s.is_power_of_two() && *s <= 64)
+                    .filter(|s| s.is_some_and(|s| s.is_power_of_two() && s <= 64))
                     .ok_or_else(|| format!("--subgroup-size wants a power of two from 1 to 64, got '{v}'"))?;
             }
+            "--device" => o.device = Some(value(a)?),
             "--arg" => {
                 let v = value(a)?;
                 let (n, s) = v.split_once('=').ok_or_else(|| format!("--arg wants NAME=SPEC, got '{v}'"))?;
@@ -127,15 +134,49 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for (v, name) in values.into_iter().zip(&param_names) {
         argv.push(v.ok_or_else(|| format!("missing --arg {name}=SPEC"))?);
     }
-    let cfg = RunConfig { subgroup_size: o.subgroup_size, grid: o.grid, block: o.block, step_limit: None };
+    let device = match (o.device.as_deref(), o.subgroup_size) {
+        (None | Some("cpu"), w) => Device::cpu_with_width(w.unwrap_or(32)).map_err(|e| format!("error: {e}"))?,
+        (Some(spec), w) => {
+            let d = Device::open(spec).map_err(|e| format!("error: --device {spec}: {e}"))?;
+            if let Some(w) = w {
+                if d.info().kind != DeviceKind::Cpu || d.info().subgroup_width != w {
+                    return Err(format!(
+                        "error: --subgroup-size {w} conflicts with --device {spec} (subgroup width {})",
+                        d.info().subgroup_width
+                    ));
+                }
+            }
+            d
+        }
+    };
+    let info = device.info().clone();
     let start = Instant::now();
-    let stats = match (&o.kernel, &o.program) {
-        (Some(k), _) => module.kernel(k).map(|f| run_kernel(f, &cfg, &mut argv)),
-        (_, Some(p)) => module.program(p).map(|prog| run_program(&module, prog, &cfg, &mut argv)),
-        _ => None,
+    let mut lane_instructions = None;
+    if info.kind == DeviceKind::Cpu {
+        // The interpreter directly, for its statistics.
+        let cfg = RunConfig { subgroup_size: info.subgroup_width, grid: o.grid, block: o.block, step_limit: None };
+        let stats = match (&o.kernel, &o.program) {
+            (Some(k), _) => module.kernel(k).map(|f| run_kernel(f, &cfg, &mut argv)),
+            (_, Some(p)) => module.program(p).map(|prog| run_program(&module, prog, &cfg, &mut argv)),
+            _ => None,
+        }
+        .ok_or("nothing to run")?
+        .map_err(|e| format!("error: {e}"))?;
+        lane_instructions = Some(stats.lane_instructions);
+    } else {
+        let opts = LaunchOptions { grid: o.grid, block: o.block };
+        match (&o.kernel, &o.program) {
+            (Some(k), _) => device.run_kernel(module.kernel(k).ok_or("nothing to run")?, &mut argv, &opts),
+            (_, Some(p)) => {
+                if o.grid.is_some() || o.block.is_some() {
+                    return Err("error: --grid/--block apply to kernels only, not to programs".into());
+                }
+                device.run_program(&module, module.program(p).ok_or("nothing to run")?, &mut argv)
+            }
+            _ => return Err("nothing to run".into()),
+        }
+        .map_err(|e| format!("error: {e}"))?;
     }
-    .ok_or("nothing to run")?
-    .map_err(|e| format!("error: {e}"))?;
     let elapsed = start.elapsed();
     let buffer = |name: &str| -> Result<&qd_mir::interp::Buffer, String> {
         let i = param_names.iter().position(|p| p == name).ok_or_else(|| format!("no parameter %{name}"))?;
@@ -150,11 +191,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for (name, file) in &o.out {
         std::fs::write(file, npy::write(buffer(name)?)).map_err(|e| format!("cannot write {file}: {e}"))?;
     }
-    eprintln!(
-        "ran on cpu (subgroup size {}): {} lane-instructions in {:.3} ms",
-        o.subgroup_size,
-        stats.lane_instructions,
-        elapsed.as_secs_f64() * 1e3
-    );
+    let ms = elapsed.as_secs_f64() * 1e3;
+    match lane_instructions {
+        Some(n) => eprintln!("ran on cpu (subgroup size {}): {n} lane-instructions in {ms:.3} ms", info.subgroup_width),
+        None => eprintln!(
+            "ran on {} ({}, {}) in {ms:.3} ms (upload, compile, launch, download)",
+            info.spec(),
+            info.name,
+            info.detail
+        ),
+    }
     Ok(())
 }

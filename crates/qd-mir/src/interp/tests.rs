@@ -8,6 +8,126 @@ use crate::function::{Launch as ProgLaunch, ProgramParam};
 use crate::inst::{Imm, Tile};
 use crate::ops::{AtomicOp, CmpCond, Dim, GroupOp, Opcode, Scope};
 
+/// Test hook: the interpreter's `run_kernel` (shadowing the glob import), first dumping the
+/// kernel and its inputs for the CUDA cross-check when `QD_DUMP_KERNELS` is set (see [`dump`]).
+pub(super) fn run_kernel(f: &Function, cfg: &RunConfig, args: &mut [ArgValue]) -> Result<RunStats, InterpError> {
+    dump::kernel(f, cfg, args);
+    super::run_kernel(f, cfg, args)
+}
+
+/// Test hook: the interpreter's `run_program`, first dumping the program like [`run_kernel`].
+pub(super) fn run_program(
+    m: &Module,
+    p: &Program,
+    cfg: &RunConfig,
+    args: &mut [ArgValue],
+) -> Result<RunStats, InterpError> {
+    dump::program(m, p, cfg, args);
+    super::run_program(m, p, cfg, args)
+}
+
+/// `QD_DUMP_KERNELS=DIR`: every kernel (or program) an interpreter test runs is written, with its
+/// input arguments (before the run), to `DIR/<test>-<n>.qdm` as a `.qdm` file whose `; run:` line
+/// gives the buffers inline (`u32:[1 2 3]`, floats as raw bits `f32:[0x3f800000]`), in the
+/// filetest syntax. `tests/tests/cuda_corpus.rs` cross-checks that corpus on a GPU. Kernels that
+/// do not verify, and argument lists that do not fit the parameters, are not written.
+pub(super) mod dump {
+    use super::super::{ArgValue, RunConfig};
+    use crate::function::{Function, Module, Program};
+    use crate::types::{ScalarType, Type};
+    use std::cell::Cell;
+    use std::path::PathBuf;
+
+    thread_local! {
+        static COUNT: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn dir() -> Option<PathBuf> {
+        std::env::var_os("QD_DUMP_KERNELS").filter(|d| !d.is_empty()).map(PathBuf::from)
+    }
+
+    fn elem(ty: ScalarType, bits: u64) -> String {
+        match ty {
+            ScalarType::Bool => (bits & 1).to_string(),
+            ScalarType::I32 => (bits as u32 as i32).to_string(),
+            ScalarType::I64 => (bits as i64).to_string(),
+            ScalarType::U32 | ScalarType::U64 => bits.to_string(),
+            ScalarType::F32 => format!("0x{:08x}", bits as u32),
+            ScalarType::F64 => format!("0x{bits:016x}"),
+        }
+    }
+
+    fn spec(a: &ArgValue) -> String {
+        match a {
+            ArgValue::Buffer(b) => {
+                let items: Vec<String> = b.to_bits().into_iter().map(|v| elem(b.elem, v)).collect();
+                format!("{}:[{}]", b.elem, items.join(" "))
+            }
+            ArgValue::Scalar(t, v) => format!("{t}:{}", elem(*t, *v)),
+        }
+    }
+
+    fn fits(params: &[(String, Type)], args: &[ArgValue]) -> bool {
+        params.len() == args.len()
+            && params.iter().zip(args).all(|((_, ty), a)| match (ty, a) {
+                (Type::Ptr(_, e), ArgValue::Buffer(b)) => *e == b.elem,
+                (Type::Scalar(s), ArgValue::Scalar(t, _)) => s == t,
+                _ => false,
+            })
+    }
+
+    fn write(target: &str, params: &[(String, Type)], text: String, cfg: &RunConfig, args: &[ArgValue]) {
+        let Some(dir) = dir() else { return };
+        if !fits(params, args) {
+            return;
+        }
+        let mut line = format!("; run: {target} sg={}", cfg.subgroup_size);
+        for (flag, d) in [("grid", cfg.grid), ("block", cfg.block)] {
+            if let Some([x, y, z]) = d {
+                line.push_str(&format!(" {flag}={x},{y},{z}"));
+            }
+        }
+        for ((name, _), a) in params.iter().zip(args) {
+            line.push_str(&format!(" {name}={}", spec(a)));
+        }
+        line.push_str(" =>\n");
+        let thread = std::thread::current();
+        let test = thread.name().unwrap_or("test").rsplit("::").next().unwrap_or("test").to_string();
+        let n = COUNT.with(|c| {
+            c.set(c.get() + 1);
+            c.get()
+        });
+        let file = dir.join(format!("{test}-{n}.qdm"));
+        let body = format!("; Dumped from the interpreter test `{test}` (call {n}) by QD_DUMP_KERNELS.\n{text}{line}");
+        let _ = std::fs::create_dir_all(&dir);
+        if let Err(e) = std::fs::write(&file, body) {
+            eprintln!("QD_DUMP_KERNELS: cannot write {}: {e}", file.display());
+        }
+    }
+
+    pub fn kernel(f: &Function, cfg: &RunConfig, args: &[ArgValue]) {
+        if dir().is_none() || crate::verify::verify_function(f).is_err() {
+            return;
+        }
+        let params: Vec<(String, Type)> = f.params.iter().map(|p| (p.name.clone(), p.ty)).collect();
+        write(&format!("@{}", f.name), &params, crate::text::print_function(f), cfg, args);
+    }
+
+    pub fn program(m: &Module, p: &Program, cfg: &RunConfig, args: &[ArgValue]) {
+        if dir().is_none() {
+            return;
+        }
+        let mut m = m.clone();
+        m.programs.retain(|q| q.name != p.name);
+        m.programs.push(p.clone());
+        if crate::verify::verify_module(&m).is_err() {
+            return;
+        }
+        let params: Vec<(String, Type)> = p.params.iter().map(|q| (q.name.clone(), q.ty)).collect();
+        write(&format!("program @{}", p.name), &params, crate::text::print_module(&m), cfg, args);
+    }
+}
+
 /// Builds a kernel instruction by instruction into a current region.
 pub(super) struct B {
     pub f: Function,

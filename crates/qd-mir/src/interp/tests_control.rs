@@ -7,6 +7,14 @@ use super::*;
 use crate::inst::{Imm, Tile};
 use crate::ops::{CmpCond, Dim, GroupOp, Opcode, PredOp};
 
+/// Test hook: the interpreter's `run_kernel` (shadowing the glob import), first dumping the
+/// kernel and its inputs for the CUDA cross-check when `QD_DUMP_KERNELS` is set
+/// (`tests::dump`).
+fn run_kernel(f: &Function, cfg: &RunConfig, args: &mut [ArgValue]) -> Result<RunStats, InterpError> {
+    super::tests::dump::kernel(f, cfg, args);
+    super::run_kernel(f, cfg, args)
+}
+
 /// `r = if t % 3 == 0 { t * 2 } else { t + 100 }`, plus a ballot inside each arm (active masks).
 #[test]
 fn if_else_divergence_with_yields() {

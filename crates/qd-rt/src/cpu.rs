@@ -1,0 +1,85 @@
+//! The `cpu` device: the MIR interpreter (`qd_mir::interp`) at a chosen subgroup width (32 by
+//! default, any power of two 1..=64). Buffers are host memory; a launch runs to completion, so
+//! `synchronize` has nothing to wait for.
+
+use crate::error::RtError;
+use crate::{DeviceInfo, DeviceKind, HostBuffer, LaunchOptions};
+use qd_mir::interp::{self, ArgValue, RunConfig};
+use qd_mir::{Function, Module, Program};
+use std::sync::Mutex;
+
+/// Checks a subgroup width.
+pub(crate) fn check_width(w: u32) -> Result<(), RtError> {
+    if w.is_power_of_two() && w <= 64 {
+        Ok(())
+    } else {
+        Err(RtError::usage(format!("cpu subgroup width must be a power of two from 1 to 64, got {w}")))
+    }
+}
+
+/// The description of a cpu device of width `w`.
+pub(crate) fn info(w: u32) -> DeviceInfo {
+    DeviceInfo {
+        kind: DeviceKind::Cpu,
+        ordinal: 0,
+        name: "MIR interpreter".to_string(),
+        subgroup_width: w,
+        detail: format!("MIR interpreter, subgroup width {w}"),
+    }
+}
+
+fn config(w: u32, opts: &LaunchOptions) -> RunConfig {
+    RunConfig { subgroup_size: w, grid: opts.grid, block: opts.block, step_limit: None }
+}
+
+/// Runs a kernel on the interpreter.
+pub(crate) fn run_kernel(w: u32, f: &Function, args: &mut [ArgValue], opts: &LaunchOptions) -> Result<(), RtError> {
+    interp::run_kernel(f, &config(w, opts), args).map(|_| ()).map_err(|e| RtError::interp(&e))
+}
+
+/// Runs a program on the interpreter.
+pub(crate) fn run_program(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
+    let cfg = RunConfig { subgroup_size: w, ..RunConfig::default() };
+    interp::run_program(m, p, &cfg, args).map(|_| ()).map_err(|e| RtError::interp(&e))
+}
+
+/// A host buffer the cpu device launches on.
+pub(crate) struct CpuBuffer(pub Mutex<HostBuffer>);
+
+/// Runs a kernel over device arguments: the buffers are moved into the interpreter's arguments
+/// and back.
+pub(crate) fn launch(
+    w: u32,
+    f: &Function,
+    bufs: &[Option<&CpuBuffer>],
+    scalars: Vec<ArgValue>,
+    grid: Option<[u32; 3]>,
+) -> Result<(), RtError> {
+    for (i, a) in bufs.iter().enumerate() {
+        for b in &bufs[..i] {
+            if let (Some(a), Some(b)) = (a, b) {
+                if std::ptr::eq(*a, *b) {
+                    return Err(RtError::usage(format!(
+                        "kernel @{}: argument {i} is a buffer already passed as an earlier argument (the cpu device does not alias buffers)",
+                        f.name
+                    )));
+                }
+            }
+        }
+    }
+    let mut args = scalars;
+    for (slot, b) in args.iter_mut().zip(bufs) {
+        if let Some(b) = b {
+            let mut g = b.0.lock().unwrap_or_else(|p| p.into_inner());
+            let taken = HostBuffer { elem: g.elem, data: std::mem::take(&mut g.data) };
+            *slot = ArgValue::Buffer(taken);
+        }
+    }
+    let r = run_kernel(w, f, &mut args, &LaunchOptions { grid, block: None });
+    for (a, b) in args.into_iter().zip(bufs) {
+        if let (ArgValue::Buffer(data), Some(b)) = (a, b) {
+            *b.0.lock().unwrap_or_else(|p| p.into_inner()) = data;
+        }
+    }
+    r
+}

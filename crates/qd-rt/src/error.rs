@@ -1,0 +1,98 @@
+//! [`RtError`]: every failure of the runtime, naming the driver API call and its result code, the
+//! compile error, or the interpreter fault.
+
+use core::fmt;
+
+/// What went wrong, by source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RtErrorKind {
+    /// A bad device spec, bad arguments or an unsupported request.
+    Usage,
+    /// The device is not there (no driver library, no such ordinal, no CUDA-capable GPU).
+    Unavailable,
+    /// A CUDA driver call returned an error code.
+    Driver {
+        /// The API function (`cuModuleLoadDataEx`).
+        call: &'static str,
+        /// The `CUresult` code (numeric).
+        code: u32,
+        /// The code's name (`CUDA_ERROR_INVALID_PTX`).
+        name: String,
+    },
+    /// The PTX back end rejected the kernel.
+    Compile,
+    /// The interpreter (the `cpu` device) faulted or rejected the arguments.
+    Interp,
+    /// A kernel ran past the launch timeout.
+    Timeout,
+}
+
+/// A runtime error. `Display` gives one paragraph: the context, then what failed (the API call and
+/// code, the compile error or the interpreter's fault), then any log (the JIT's error log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RtError {
+    /// The kind, with the driver call and code where one failed.
+    pub kind: RtErrorKind,
+    /// The message.
+    pub message: String,
+    /// Extra text (the PTX JIT error log), shown after the message.
+    pub log: Option<String>,
+}
+
+impl RtError {
+    pub(crate) fn usage(message: impl Into<String>) -> RtError {
+        RtError { kind: RtErrorKind::Usage, message: message.into(), log: None }
+    }
+
+    pub(crate) fn unavailable(message: impl Into<String>) -> RtError {
+        RtError { kind: RtErrorKind::Unavailable, message: message.into(), log: None }
+    }
+
+    pub(crate) fn driver(call: &'static str, code: u32, name: String) -> RtError {
+        let message = format!("{call} failed with {name} ({code})");
+        RtError { kind: RtErrorKind::Driver { call, code, name }, message, log: None }
+    }
+
+    pub(crate) fn compile(e: &qd_isel_ptx::CompileError) -> RtError {
+        RtError { kind: RtErrorKind::Compile, message: e.to_string(), log: None }
+    }
+
+    pub(crate) fn interp(e: &qd_mir::interp::InterpError) -> RtError {
+        RtError { kind: RtErrorKind::Interp, message: e.to_string(), log: None }
+    }
+
+    pub(crate) fn timeout(message: impl Into<String>) -> RtError {
+        RtError { kind: RtErrorKind::Timeout, message: message.into(), log: None }
+    }
+
+    /// Prefixes the message with context (`kernel @k: `).
+    pub(crate) fn context(mut self, ctx: impl fmt::Display) -> RtError {
+        self.message = format!("{ctx}: {}", self.message);
+        self
+    }
+
+    pub(crate) fn with_log(mut self, log: String) -> RtError {
+        if !log.trim().is_empty() {
+            self.log = Some(log);
+        }
+        self
+    }
+
+    /// True when the device is not present at all (no driver, no GPU), as opposed to a failure of
+    /// a device that is there.
+    pub fn is_unavailable(&self) -> bool {
+        self.kind == RtErrorKind::Unavailable
+    }
+}
+
+impl fmt::Display for RtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(log) = &self.log {
+            write!(f, "\n{}", log.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RtError {}

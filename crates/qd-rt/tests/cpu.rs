@@ -1,0 +1,178 @@
+//! The `cpu` device: runs kernels and programs exactly as `qd_mir::interp` does, opens by spec,
+//! reports clear errors, and the cross-check helper matches, skips expected faults and names the
+//! first differing element.
+
+mod common;
+
+use common::*;
+use qd_mir::interp::{self, RunConfig};
+use qd_mir::ScalarType;
+use qd_rt::crosscheck::{self, Outcome, Tally};
+use qd_rt::{ArgValue, Device, DeviceArg, DeviceKind, LaunchOptions};
+
+#[test]
+fn cpu_runs_kernels_like_the_interpreter() {
+    let m = module();
+    for w in [32, 8] {
+        let dev = Device::cpu_with_width(w).unwrap();
+        assert_eq!(dev.info().subgroup_width, w);
+        for k in ["scan", "init", "bump", "stride", "mixed", "bigshared"] {
+            let f = m.kernel(k).unwrap();
+            let mut a = args_for(k);
+            let mut b = a.clone();
+            dev.run_kernel(f, &mut a, &LaunchOptions::default()).unwrap();
+            interp::run_kernel(f, &RunConfig { subgroup_size: w, ..RunConfig::default() }, &mut b).unwrap();
+            assert_eq!(a, b, "kernel @{k} at width {w}");
+        }
+    }
+    // Width 8 restarts the scan every 8 lanes.
+    let mut a = vec![u32s(std::iter::repeat_n(1, 64)), zeros(ScalarType::U32, 64)];
+    Device::open("cpu:8").unwrap().run_kernel(m.kernel("scan").unwrap(), &mut a, &LaunchOptions::default()).unwrap();
+    assert_eq!(&bits(&a[1])[..9], &[1, 2, 3, 4, 5, 6, 7, 8, 1]);
+}
+
+#[test]
+fn cpu_launch_overrides() {
+    let m = module();
+    let f = m.kernel("init").unwrap();
+    let mut a = args_for("init");
+    Device::cpu().run_kernel(f, &mut a, &LaunchOptions { grid: Some([1, 1, 1]), block: Some([8, 1, 1]) }).unwrap();
+    let got = bits(&a[0]);
+    assert_eq!(&got[..9], &[0, 3, 6, 9, 12, 15, 18, 21, 0]);
+}
+
+#[test]
+fn cpu_runs_programs_like_the_interpreter() {
+    let m = module();
+    let p = m.program("pipeline").unwrap();
+    let mut a = vec![zeros(ScalarType::U32, 64), zeros(ScalarType::U32, 64), scalar_u32(64)];
+    let mut b = a.clone();
+    Device::cpu().run_program(&m, p, &mut a).unwrap();
+    interp::run_program(&m, p, &RunConfig::default(), &mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(bits(&a[1])[..3], [5, 8, 14]);
+}
+
+#[test]
+fn low_level_api_on_cpu() {
+    let m = module();
+    let dev = Device::cpu();
+    let k = dev.compile(m.kernel("bump").unwrap()).unwrap();
+    assert_eq!(k.name(), "bump");
+    assert!(k.ptx().is_none());
+    let buf = dev.upload(&qd_rt::HostBuffer::from_bits(ScalarType::U32, 0..32)).unwrap();
+    assert_eq!(buf.len(), 32);
+    dev.launch(&k, &[DeviceArg::Buffer(&buf), DeviceArg::Scalar(ScalarType::U32, 10)], None).unwrap();
+    dev.launch(&k, &[DeviceArg::Buffer(&buf), DeviceArg::Scalar(ScalarType::U32, 1)], None).unwrap();
+    dev.synchronize().unwrap();
+    let out = dev.download(&buf).unwrap();
+    assert_eq!(out.to_bits(), (11..43).collect::<Vec<u64>>());
+    let e = dev.launch(&k, &[DeviceArg::Buffer(&buf)], None).unwrap_err();
+    assert!(e.to_string().contains("expects 2 argument(s), got 1"), "{e}");
+    let e = dev
+        .launch(&k, &[DeviceArg::Scalar(ScalarType::U32, 1), DeviceArg::Scalar(ScalarType::U32, 1)], None)
+        .unwrap_err();
+    assert!(e.to_string().contains("argument 0 (%buf)"), "{e}");
+    let z = dev.alloc(ScalarType::F64, 3).unwrap();
+    assert_eq!(dev.download(&z).unwrap().to_bits(), vec![0, 0, 0]);
+}
+
+#[test]
+fn device_specs_and_errors() {
+    assert_eq!(Device::open("cpu").unwrap().info().subgroup_width, 32);
+    assert_eq!(Device::open("cpu:16").unwrap().info().spec(), "cpu:16");
+    for bad in ["gpu", "cpu:3", "cpu:128", "cpu:x", "cuda:x", "", "best:1"] {
+        let e = Device::open(bad).unwrap_err();
+        assert!(!e.to_string().is_empty(), "{bad}");
+    }
+    assert!(Device::open("cpu:3").unwrap_err().to_string().contains("power of two"));
+    assert!(Device::open("gpu").unwrap_err().to_string().contains("unknown device 'gpu'"));
+    assert!(Device::cpu_with_width(0).is_err());
+    let avail = Device::available();
+    assert_eq!(avail[0].kind, DeviceKind::Cpu);
+    assert_eq!(avail[0].kind.name(), "cpu");
+}
+
+#[test]
+fn cuda_without_a_driver_is_a_clear_error() {
+    match Device::cuda_unavailable_reason() {
+        Some(reason) => {
+            // No usable GPU here: every CUDA entry point says why, and `best` falls back to cpu.
+            let e = Device::cuda(0).unwrap_err();
+            eprintln!("cuda unavailable: {e}");
+            if reason.contains("libcuda") {
+                assert_eq!(e.to_string(), "no CUDA driver (libcuda.so) found");
+                assert!(e.is_unavailable());
+            }
+            assert!(Device::open("cuda:1").is_err());
+            assert_eq!(Device::best().info().kind, DeviceKind::Cpu);
+            assert_eq!(Device::available().len(), 1);
+        }
+        None => {
+            assert_eq!(Device::best().info().kind, DeviceKind::Cuda);
+            let e = Device::cuda(1000).unwrap_err();
+            assert!(e.to_string().contains("no CUDA device 1000"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn argument_errors_are_clear() {
+    let m = module();
+    let f = m.kernel("bump").unwrap();
+    let e = Device::cpu().run_kernel(f, &mut [zeros(ScalarType::U32, 4)], &LaunchOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("expects 2 argument(s), got 1"), "{e}");
+    let e = Device::cpu()
+        .run_kernel(f, &mut [zeros(ScalarType::F32, 4), scalar_u32(1)], &LaunchOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("expected a buffer of u32, got a buffer of f32"), "{e}");
+}
+
+#[test]
+fn crosscheck_matches_skips_and_reports_mismatches() {
+    let m = module();
+    let mut tally = Tally::default();
+    for k in ["scan", "init", "bump", "stride", "mixed", "bigshared", "divide"] {
+        let r = crosscheck::kernel(&Device::cpu(), m.kernel(k).unwrap(), &args_for(k), &LaunchOptions::default());
+        assert_eq!(r.outcome, Outcome::Matched, "{r}");
+        tally.add(k, &r);
+    }
+    let p = m.program("pipeline").unwrap();
+    let pa = vec![zeros(ScalarType::U32, 64), zeros(ScalarType::U32, 64), scalar_u32(40)];
+    let r = crosscheck::program(&Device::cpu(), &m, p, &pa);
+    assert_eq!(r.outcome, Outcome::Matched, "{r}");
+    tally.add("pipeline", &r);
+    // Division by zero faults on the interpreter: skipped, the device is not run.
+    let r = crosscheck::kernel(
+        &Device::cpu(),
+        m.kernel("divide").unwrap(),
+        &[zeros(ScalarType::U32, 32), scalar_u32(0)],
+        &LaunchOptions::default(),
+    );
+    assert!(matches!(&r.outcome, Outcome::Skipped(why) if why.contains("division by zero")), "{r}");
+    tally.add("divide0", &r);
+    // Width 8 differs from the width-32 reference at element 8 of %dst.
+    let r = crosscheck::kernel(
+        &Device::cpu_with_width(8).unwrap(),
+        m.kernel("scan").unwrap(),
+        &args_for("scan"),
+        &LaunchOptions::default(),
+    );
+    let Outcome::Mismatch(mm) = &r.outcome else { panic!("{r}") };
+    assert_eq!((mm.buffer.as_str(), mm.index), ("dst", 8));
+    assert!(r.is_failure());
+    let text = r.to_string();
+    assert!(text.contains("buffer %dst differs from the interpreter at index 8"), "{text}");
+    tally.add("scan@8", &r);
+    assert_eq!(tally.summary("cpu"), "cpu: 8 matched, 1 skipped (expected fault), 1 failed");
+    // A device error (bad arguments are caught by the reference first: skipped).
+    let r = crosscheck::kernel(&Device::cpu(), m.kernel("scan").unwrap(), &[], &LaunchOptions::default());
+    assert!(matches!(r.outcome, Outcome::Skipped(_)));
+}
+
+#[test]
+fn format_element_shows_value_and_bits() {
+    assert_eq!(crosscheck::format_element(ScalarType::F32, u64::from(1.5f32.to_bits())), "1.5 (0x3fc00000)");
+    assert_eq!(crosscheck::format_element(ScalarType::I32, 0xFFFF_FFFF), "-1 (0xffffffff)");
+    let _ = ArgValue::Scalar(ScalarType::U32, 0);
+}
