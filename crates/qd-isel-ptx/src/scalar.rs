@@ -328,7 +328,14 @@ pub(crate) fn cast(lw: &mut Lower<'_>, from: ScalarType, to: ScalarType, d: Reg,
         (_, S::Bool) => ins!(lw.e, "setp.ne.{} {d}, {a}, 0", bits(from)),
         (S::F32, S::F64) => ins!(lw.e, "cvt.f64.f32 {d}, {a}"),
         (S::F64, S::F32) => ins!(lw.e, "cvt.rn.f32.f64 {d}, {a}"),
-        (S::F32 | S::F64, _) => ins!(lw.e, "cvt.rzi.{}.{} {d}, {a}", arith(to), arith(from)),
+        (S::F32 | S::F64, _) => {
+            // `cvt.rzi` truncates and saturates; NaN → 0 is made explicit (the 64-bit forms
+            // return INT64_MIN for NaN on sm_90).
+            let q = lw.e.reg(Class::Pred);
+            ins!(lw.e, "cvt.rzi.{}.{} {d}, {a}", arith(to), arith(from));
+            ins!(lw.e, "setp.nan.{} {q}, {a}, {a}", arith(from));
+            ins!(lw.e, "@{q} mov.{} {d}, 0", bits(to));
+        }
         (_, S::F32 | S::F64) => ins!(lw.e, "cvt.rn.{}.{} {d}, {a}", arith(to), arith(from)),
         _ if from.bits() == to.bits() => ins!(lw.e, "mov.{} {d}, {a}", bits(to)),
         _ if from.bits() < to.bits() => {
