@@ -1,11 +1,13 @@
 //! `qdc demo`: the README's first command. Builds a subgroup reduction with the Rust builder
-//! (`qd-frontend`), verifies it, runs it on the best device present — today the `cpu` device, the
-//! MIR interpreter — checks every result against a plain-Rust reference, and prints the sums and
-//! the time each step took.
+//! (`qd-frontend`), verifies it, runs it on the best device present (`Device::best()`: CUDA when a
+//! driver and GPU are there, else the `cpu` device, the MIR interpreter; `--device SPEC` or
+//! `--subgroup-size N` for `cpu:N` choose), checks every result against a plain-Rust reference,
+//! and prints the sums and the time each step took.
 
 use qd_frontend::{BuildError, Dim, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Tile};
-use qd_mir::interp::{run_kernel, ArgValue, Buffer, RunConfig};
+use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::Function;
+use qd_rt::{Device, LaunchOptions};
 use std::time::Instant;
 
 /// Elements reduced by the demo.
@@ -48,28 +50,33 @@ pub fn build(ctx: &mut FunctionBuilderContext) -> Result<Function, BuildError> {
     b.finish()
 }
 
-fn subgroup_size(args: &[String]) -> Result<u32, String> {
+/// The device the demo runs on: `--device SPEC` (default `best`), or `--subgroup-size N` for the
+/// `cpu` device at width N.
+fn device(args: &[String]) -> Result<Device, String> {
     let mut it = args.iter();
-    let mut size = 32;
+    let mut spec = "best".to_string();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--subgroup-size" => {
                 let v = it.next().ok_or("--subgroup-size needs a value")?;
-                size = v
+                let size = v
                     .parse::<u32>()
                     .ok()
                     .filter(|s| s.is_power_of_two() && *s <= 64)
                     .ok_or_else(|| format!("--subgroup-size wants a power of two from 1 to 64, got '{v}'"))?;
+                spec = format!("cpu:{size}");
             }
+            "--device" => spec = it.next().ok_or("--device needs a value")?.clone(),
             other => return Err(format!("qdc demo: unknown option {other}")),
         }
     }
-    Ok(size)
+    Device::open(&spec).map_err(|e| format!("error: {e}"))
 }
 
 /// Runs `qdc demo`.
 pub fn demo(args: &[String]) -> Result<(), String> {
-    let width = subgroup_size(args)?;
+    let dev = device(args)?;
+    let width = dev.info().subgroup_width;
     let mut ctx = FunctionBuilderContext::new();
     let t0 = Instant::now();
     let kernel = build(&mut ctx).map_err(|e| format!("demo kernel failed to build: {e}"))?;
@@ -80,20 +87,19 @@ pub fn demo(args: &[String]) -> Result<(), String> {
     let groups = N / width;
     let dst = Buffer::from_bits(ScalarType::U32, (0..groups).map(|_| 0));
     let mut argv = vec![ArgValue::Buffer(src), ArgValue::Buffer(dst), ArgValue::Scalar(ScalarType::U32, u64::from(N))];
-    let cfg = RunConfig { subgroup_size: width, ..RunConfig::default() };
     let t1 = Instant::now();
-    let stats = run_kernel(&kernel, &cfg, &mut argv).map_err(|e| format!("error: {e}"))?;
+    dev.run_kernel(&kernel, &mut argv, &LaunchOptions::default()).map_err(|e| format!("error: {e}"))?;
     let run_time = t1.elapsed();
 
     let ArgValue::Buffer(out) = &argv[1] else { return Err("internal error: dst is not a buffer".into()) };
     let got: Vec<u64> = out.to_bits();
     let want: Vec<u64> = input.chunks(width as usize).map(|c| c.iter().map(|&x| u64::from(x)).sum()).collect();
     println!("{}", qd_mir::text::print_function(&kernel));
-    println!("device: cpu (the MIR interpreter; no GPU back end is built yet), subgroup size {width}");
+    let info = dev.info();
+    println!("device: {} — {} ({}), subgroup size {width}", info.spec(), info.name, info.detail);
     println!(
-        "built + verified in {:.1} µs; ran {} lane-instructions in {:.2} ms",
+        "built + verified in {:.1} µs; compiled (for a GPU), uploaded, ran and downloaded in {:.2} ms",
         build_time.as_secs_f64() * 1e6,
-        stats.lane_instructions,
         run_time.as_secs_f64() * 1e3
     );
     let shown: Vec<String> = got.iter().take(8).map(u64::to_string).collect();
