@@ -27,8 +27,9 @@ pub fn device_from_env() -> Option<Device> {
     }
 }
 
-/// Cross-checks one run line of a module (its arguments as given, width 32).
-pub fn run_line(m: &Module, run: &RunLine, dev: &Device) -> Result<Report, String> {
+/// The parameter names and arguments of a run line, one per parameter of its kernel or program, in order (shared by
+/// the filetest harness and the cross-check).
+pub fn run_args(m: &Module, run: &RunLine) -> Result<(Vec<String>, Vec<qd_mir::interp::ArgValue>), String> {
     let names: Vec<String> = if run.program {
         m.program(&run.target)
             .ok_or(format!("no program @{}", run.target))?
@@ -49,6 +50,12 @@ pub fn run_line(m: &Module, run: &RunLine, dev: &Device) -> Result<Report, Strin
         let spec = run.args.iter().find(|(a, _)| a == n).map(|(_, s)| s).ok_or(format!("run line misses {n}="))?;
         args.push(parse_spec(spec)?);
     }
+    Ok((names, args))
+}
+
+/// Cross-checks one run line of a module (its arguments as given, width 32).
+pub fn run_line(m: &Module, run: &RunLine, dev: &Device) -> Result<Report, String> {
+    let (_, args) = run_args(m, run)?;
     Ok(if run.program {
         let p = m.program(&run.target).ok_or("no program")?;
         if run.grid.is_some() || run.block.is_some() {

@@ -23,26 +23,7 @@ fn verify_all(m: &Module) -> Result<(), String> {
 /// Runs one `; run:` line: the printed buffers on success, nothing when the expected fault
 /// happened.
 fn execute(m: &Module, run: &RunLine) -> Result<Vec<(String, String)>, String> {
-    let names: Vec<String> = if run.program {
-        m.program(&run.target)
-            .ok_or(format!("no program @{}", run.target))?
-            .params
-            .iter()
-            .map(|p| p.name.clone())
-            .collect()
-    } else {
-        m.kernel(&run.target)
-            .ok_or(format!("no kernel @{}", run.target))?
-            .params
-            .iter()
-            .map(|p| p.name.clone())
-            .collect()
-    };
-    let mut args = Vec::new();
-    for n in &names {
-        let spec = run.args.iter().find(|(a, _)| a == n).map(|(_, s)| s).ok_or(format!("run line misses {n}="))?;
-        args.push(parse_spec(spec)?);
-    }
+    let (names, mut args) = qd_tests::crosscheck::run_args(m, run)?;
     let cfg =
         RunConfig { subgroup_size: run.subgroup_size, grid: run.grid, block: run.block, step_limit: Some(50_000_000) };
     let result = if run.program {
