@@ -290,7 +290,6 @@ impl Lower<'_> {
         let f = self.f;
         let data = &f.insts[inst];
         let args = f.args(inst);
-        let res = f.first_result(inst);
         match data.opcode.class() {
             OpClass::Const
             | OpClass::Binary(_)
@@ -322,7 +321,6 @@ impl Lower<'_> {
                 }
                 self.frames.pop();
                 self.e.place(end);
-                let _ = res;
                 Ok(())
             }
             OpClass::Loop => {

@@ -22,7 +22,7 @@ use crate::scalar;
 use crate::target::Feature;
 use crate::{CompileError, ReduceStrategy};
 use qd_mir::eval::{identity, BinOp};
-use qd_mir::{CmpCond, Collective, Dim, GroupOp, Imm, Inst, Opcode, PredOp, ScalarType, Scope, Tile, ValueDef};
+use qd_mir::{CmpCond, Collective, Dim, GroupOp, Imm, Inst, Opcode, PredOp, ScalarType, Tile, ValueDef};
 
 /// Lowers an index, exchange, collective or synchronisation op.
 pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
@@ -193,7 +193,6 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
         Opcode::Fence => {
             let Imm::Scope(s) = data.imm else { return Err(lw.unsupported(None, "malformed scope")) };
             ins!(lw.e, "fence.sc.{}", crate::lower::scope_name(s));
-            let _ = Scope::Device;
             Ok(())
         }
         Opcode::Const
@@ -469,25 +468,17 @@ struct Domain {
 
 impl Domain {
     fn new(orig: ScalarType, op: GroupOp) -> Domain {
-        if orig == ScalarType::Bool {
-            let combine = match op {
-                GroupOp::Add | GroupOp::Or | GroupOp::Max => BinOp::Or,
-                GroupOp::Mul | GroupOp::And | GroupOp::Min => BinOp::And,
-                GroupOp::Xor => BinOp::Xor,
-            };
-            Domain { orig, work: ScalarType::U32, combine, op }
-        } else {
-            let combine = match op {
-                GroupOp::Add => BinOp::Add,
-                GroupOp::Mul => BinOp::Mul,
-                GroupOp::Min => BinOp::Min,
-                GroupOp::Max => BinOp::Max,
-                GroupOp::And => BinOp::And,
-                GroupOp::Or => BinOp::Or,
-                GroupOp::Xor => BinOp::Xor,
-            };
-            Domain { orig, work: orig, combine, op }
-        }
+        let (work, g) = if orig == ScalarType::Bool { (ScalarType::U32, op.on_bool()) } else { (orig, op) };
+        let combine = match g {
+            GroupOp::Add => BinOp::Add,
+            GroupOp::Mul => BinOp::Mul,
+            GroupOp::Min => BinOp::Min,
+            GroupOp::Max => BinOp::Max,
+            GroupOp::And => BinOp::And,
+            GroupOp::Or => BinOp::Or,
+            GroupOp::Xor => BinOp::Xor,
+        };
+        Domain { orig, work, combine, op }
     }
 
     fn identity_reg(&self, lw: &mut Lower<'_>) -> Reg {

@@ -610,6 +610,15 @@ impl GroupOp {
     pub fn from_name(s: &str) -> Option<GroupOp> {
         GroupOp::ALL.into_iter().find(|c| c.name() == s)
     }
+    /// The operator a collective applies to `bool` values (carried as 0/1): `add max or` → `or`,
+    /// `mul min and` → `and`, `xor` → `xor` — bit-identical to [`crate::eval::combine`] on bools.
+    pub fn on_bool(self) -> GroupOp {
+        match self {
+            GroupOp::Add | GroupOp::Or | GroupOp::Max => GroupOp::Or,
+            GroupOp::Mul | GroupOp::And | GroupOp::Min => GroupOp::And,
+            GroupOp::Xor => GroupOp::Xor,
+        }
+    }
     /// The binary opcode that combines two values.
     pub fn opcode(self) -> Opcode {
         match self {

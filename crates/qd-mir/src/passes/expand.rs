@@ -218,12 +218,7 @@ struct Domain {
 impl Domain {
     fn new(orig: ScalarType, op: GroupOp) -> Domain {
         if orig == ScalarType::Bool {
-            let combine = match op {
-                GroupOp::Add | GroupOp::Or | GroupOp::Max => Opcode::Or,
-                GroupOp::Mul | GroupOp::And | GroupOp::Min => Opcode::And,
-                GroupOp::Xor => Opcode::Xor,
-            };
-            Domain { orig, work: ScalarType::U32, combine, op }
+            Domain { orig, work: ScalarType::U32, combine: op.on_bool().opcode(), op }
         } else {
             Domain { orig, work: orig, combine: op.opcode(), op }
         }
