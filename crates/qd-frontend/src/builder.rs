@@ -450,6 +450,34 @@ impl<'c> KernelBuilder<'c> {
         Ok(())
     }
 
+    /// Fixes the subgroup width the kernel is built for (`subgroup(N)` in the text): a power of two
+    /// from 1 to 64, normally a device's width (`qd_rt::DeviceInfo::subgroup_width`). Library code
+    /// that depends on the width (`qd_lib`'s block collectives, tiled subgroup ops) reads it back
+    /// with [`KernelBuilder::subgroup_size_hint`]; a device of another width refuses the kernel.
+    #[track_caller]
+    pub fn set_subgroup_size(&mut self, width: u32) -> Result<(), BuildError> {
+        let loc = Location::caller();
+        if !width.is_power_of_two() || width > 64 {
+            return Err(BuildError::new(
+                loc,
+                ErrorKind::OutOfRange,
+                format!("set_subgroup_size: {width} is not a power of two from 1 to 64"),
+            ));
+        }
+        self.func.launch.subgroup_size = Some(width);
+        Ok(())
+    }
+
+    /// The subgroup width set by [`KernelBuilder::set_subgroup_size`], if any.
+    pub fn subgroup_size_hint(&self) -> Option<u32> {
+        self.func.launch.subgroup_size
+    }
+
+    /// The block size set so far (`[1, 1, 1]` until [`KernelBuilder::set_block_dim`]).
+    pub fn block_dims(&self) -> [u32; 3] {
+        self.func.launch.block
+    }
+
     /// Launches a fixed grid of blocks (every dimension ≥ 1).
     #[track_caller]
     pub fn grid_fixed(&mut self, dims: impl Into<Dims>) -> Result<(), BuildError> {

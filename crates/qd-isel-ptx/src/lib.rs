@@ -136,5 +136,11 @@ pub fn compile_kernel(f: &qd_mir::Function, opts: &PtxOptions) -> Result<PtxKern
     if let Err(e) = qd_mir::verify::verify_function(f) {
         return Err(CompileError::new(opts.target, format!("the kernel does not verify:\n{}", e.render(f))));
     }
+    if let Some(w) = f.launch.subgroup_size.filter(|&w| w != 32) {
+        return Err(CompileError::new(
+            opts.target,
+            format!("kernel @{} was built for subgroup({w}); a CUDA warp has 32 lanes", f.name),
+        ));
+    }
     lower::lower_kernel(f, opts)
 }

@@ -93,11 +93,16 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Number of blocks.
     pub grid: GridPolicy,
+    /// The subgroup width the kernel was built for (`subgroup(32)` in the text), when its body
+    /// depends on it (the library's block collectives size shared memory by it). `None`: the
+    /// kernel is width-agnostic and runs at any width. A device of another width refuses the
+    /// kernel instead of running it wrongly.
+    pub subgroup_size: Option<u32>,
 }
 
 impl Default for LaunchConfig {
     fn default() -> Self {
-        LaunchConfig { block: [1, 1, 1], grid: GridPolicy::Fixed([1, 1, 1]) }
+        LaunchConfig { block: [1, 1, 1], grid: GridPolicy::Fixed([1, 1, 1]), subgroup_size: None }
     }
 }
 

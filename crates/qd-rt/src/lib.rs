@@ -25,9 +25,11 @@ pub mod crosscheck;
 mod cuda;
 mod error;
 mod lowlevel;
+pub mod matrix;
 
 pub use error::{RtError, RtErrorKind};
 pub use lowlevel::{CompiledKernel, DeviceArg, DeviceBuffer};
+pub use matrix::{DeviceMatrix, Skipped};
 pub use qd_mir::interp::{ArgValue, Buffer as HostBuffer};
 
 use qd_mir::{Function, Module, Program};

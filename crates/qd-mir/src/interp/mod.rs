@@ -345,6 +345,13 @@ fn launch(
     if !width.is_power_of_two() || width > 64 {
         return Err(err(format!("subgroup size must be a power of two from 1 to 64, got {width}")));
     }
+    if let Some(w) = f.launch.subgroup_size {
+        if w != width {
+            return Err(err(format!(
+                "the kernel was built for subgroup({w}) and cannot run at subgroup width {width}"
+            )));
+        }
+    }
     if f.params.len() >= memory::MAX_IDS || f.shared.len() >= memory::MAX_IDS {
         return Err(err("too many parameters or shared arrays".into()));
     }

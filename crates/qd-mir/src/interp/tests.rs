@@ -807,3 +807,24 @@ fn multi_dimensional_ids() {
     assert_eq!(u32s(&args[0]), want);
     assert_eq!(u32s(&args[1]), std::iter::once(64).chain(1..=64).collect::<Vec<u32>>());
 }
+
+/// A kernel built for one subgroup width refuses to run at another, and `fold` uses its width.
+#[test]
+fn kernel_built_for_a_width_runs_only_at_that_width() {
+    let mut b = B::new("w", [64, 1, 1], GridPolicy::Fixed([1, 1, 1]));
+    let out = b.buf("out", ScalarType::U32);
+    let g = b.gid();
+    let w = b.op(Opcode::SubgroupSize, Imm::None, &[], Type::U32);
+    b.store_at(out, g, w);
+    b.ret();
+    b.f.launch.subgroup_size = Some(16);
+    let mut args = vec![zeros(ScalarType::U32, 64)];
+    run_kernel(&b.f, &cfg(16), &mut args).unwrap();
+    assert_eq!(u32s(&args[0]), vec![16; 64]);
+    let e = run_kernel(&b.f, &cfg(32), &mut args).unwrap_err();
+    assert!(e.to_string().contains("built for subgroup(16) and cannot run at subgroup width 32"), "{e}");
+    let mut folded = b.f.clone();
+    crate::passes::fold::run(&mut folded, &crate::passes::PassOptions::default());
+    let text = crate::text::print_function(&folded);
+    assert!(text.contains("const 16 : u32") && !text.contains("subgroup_size"), "{text}");
+}

@@ -153,8 +153,9 @@ fn expand_one(f: &mut Function, inst: Inst, kind: Coll, opts: &PassOptions) -> R
         (Coll::VoteAll | Coll::VoteAny | Coll::VoteEq, Imm::Tile(tile)) => (tile, None),
         _ => return Err(format!("cannot expand `{what}`: malformed immediate {imm:?}")),
     };
-    let t = tile_lanes(tile, opts.subgroup_width, &what)?;
-    let mut em = Em { f, out: Vec::new(), consts: HashMap::new(), lane: None, width: opts.subgroup_width };
+    let width = f.launch.subgroup_size.or(opts.subgroup_width);
+    let t = tile_lanes(tile, width, &what)?;
+    let mut em = Em { f, out: Vec::new(), consts: HashMap::new(), lane: None, width };
     let value = match (kind, group) {
         (Coll::Reduce, Some((g, _))) => {
             let d = Domain::new(vty, g);

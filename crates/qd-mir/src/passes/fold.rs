@@ -185,7 +185,7 @@ fn simplify(f: &Function, inst: Inst, opts: &PassOptions) -> Option<Simp> {
     let c = |i: usize| args.get(i).and_then(|&a| const_of(f, a));
     let aty = |i: usize| args.get(i).and_then(|&a| f.value_type(a).scalar());
     match k {
-        Kind::SubgroupSize => opts.subgroup_width.map(|w| Simp::Const(u64::from(w))),
+        Kind::SubgroupSize => f.launch.subgroup_size.or(opts.subgroup_width).map(|w| Simp::Const(u64::from(w))),
         Kind::Binary => {
             let ty = aty(0)?;
             if ty != rt {

@@ -457,6 +457,12 @@ impl<'a> Parser<'a> {
             self.bump();
             k.func.launch.grid = self.grid(&k)?;
         }
+        if self.at_ident("subgroup") {
+            self.bump();
+            self.expect(Tok::LParen, "`(`")?;
+            k.func.launch.subgroup_size = Some(self.number_u32("subgroup width")?);
+            self.expect(Tok::RParen, "`)`")?;
+        }
         self.expect(Tok::LBrace, "`{`")?;
         self.region(&mut k, body, true)?;
         self.expect(Tok::RBrace, "`}`")?;

@@ -448,3 +448,29 @@ fn warp_builtin_errors() {
     assert_eq!(verify_messages(&k("%0 = elect %n : bool")), ["elect: expected 0 operand(s), found 1"]);
     assert_eq!(verify_messages(&k("%0 = activemask : bool")), ["activemask: result has type bool, expected u64"]);
 }
+
+#[test]
+fn subgroup_width_of_a_kernel() {
+    let src = "\
+kernel @k(%a: ptr<global, u32>) block(64, 1, 1) grid(2, 1, 1) subgroup(32) {
+  %0 = lane_id : u32
+  %1 = subgroup.reduce add tile(5) %0 : u32
+  return
+}
+";
+    let m = match parse_module(src) {
+        Ok(m) => m,
+        Err(e) => panic!("{}", e.render(src, "p.qdm")),
+    };
+    assert_eq!(m.kernels[0].launch.subgroup_size, Some(32));
+    assert_eq!(print_module(&m), src);
+    assert!(crate::verify::verify_function(&m.kernels[0]).is_ok());
+    // A tile wider than the declared subgroup, and a width that is not a power of two.
+    let wide = src.replace("tile(5)", "tile(6)");
+    let e = crate::verify::verify_function(&parse_module(&wide).unwrap().kernels[0]).unwrap_err();
+    assert!(format!("{e:?}").contains("tile(2^6) is wider than the kernel's subgroup(32)"), "{e:?}");
+    let odd = src.replace("subgroup(32)", "subgroup(24)");
+    let e = crate::verify::verify_function(&parse_module(&odd).unwrap().kernels[0]).unwrap_err();
+    assert!(format!("{e:?}").contains("subgroup(24) must be a power of two"), "{e:?}");
+    assert_err("kernel @k() subgroup 32 {\n  return\n}\n", 1, 22, "expected `(`, found `32`");
+}

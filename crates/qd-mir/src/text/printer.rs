@@ -508,7 +508,13 @@ fn write_function(w: &mut String, func: &Function, notes: Option<Annotate<'_>>) 
         },
         GridPolicy::Saturating => w.push_str("saturating"),
     }
-    w.push_str(") {\n");
+    w.push(')');
+    if let Some(n) = func.launch.subgroup_size {
+        w.push_str(" subgroup(");
+        push_u64(w, u64::from(n));
+        w.push(')');
+    }
+    w.push_str(" {\n");
     p.notes(w, 0, AnyEntity::Function);
     for i in 0..func.params.len() {
         p.notes(w, 0, AnyEntity::Param(i as u16));

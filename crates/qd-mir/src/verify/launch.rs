@@ -62,6 +62,11 @@ pub(super) fn check_header(cx: &mut Ctx<'_>) {
     if threads > MAX_BLOCK_THREADS {
         cx.err(f, format!("launch: block has {threads} threads, at most {MAX_BLOCK_THREADS} allowed"));
     }
+    if let Some(w) = func.launch.subgroup_size {
+        if !w.is_power_of_two() || w > 64 {
+            cx.err(f, format!("launch: subgroup({w}) must be a power of two from 1 to 64"));
+        }
+    }
     if let GridPolicy::Cover(i) = func.launch.grid {
         match func.params.get(usize::from(i)) {
             None => cx.err(f, format!("launch: grid(cover) names parameter {i}, which does not exist")),

@@ -119,7 +119,7 @@ fn valid_kernel_with_control_flow_and_collectives() {
     let mut k = K::new();
     let buf = k.f.add_param("buf", Type::Ptr(AddrSpace::Global, ScalarType::F32), true);
     let n = k.f.add_param("n", Type::U32, true);
-    k.f.launch = LaunchConfig { block: [64, 1, 1], grid: GridPolicy::Cover(1) };
+    k.f.launch = LaunchConfig { block: [64, 1, 1], grid: GridPolicy::Cover(1), subgroup_size: None };
     let sh = k.f.add_shared("tmp", ScalarType::F32, 64);
     let body = k.body();
     let tid = k.v(body, Opcode::ThreadId, Imm::Dim(Dim::X), &[], Type::U32);
@@ -812,7 +812,7 @@ fn launch_config_and_params() {
     k.f.add_param("a", Type::U32, true);
     k.f.add_param("a", Type::Ptr(AddrSpace::Shared, ScalarType::U32), true);
     k.f.add_param("f", Type::F32, true);
-    k.f.launch = LaunchConfig { block: [0, 2048, 1], grid: GridPolicy::Cover(2) };
+    k.f.launch = LaunchConfig { block: [0, 2048, 1], grid: GridPolicy::Cover(2), subgroup_size: None };
     let s0 = k.f.add_shared("s", ScalarType::F64, 0);
     let s1 = k.f.add_shared("s", ScalarType::F64, 9000);
     k.ret();
@@ -826,7 +826,7 @@ fn launch_config_and_params() {
     assert_eq!(errors(&k.f).len(), 7, "{}", VerifyErrors(errors(&k.f)));
 
     let mut k = K::new();
-    k.f.launch = LaunchConfig { block: [32, 32, 2], grid: GridPolicy::Cover(5) };
+    k.f.launch = LaunchConfig { block: [32, 32, 2], grid: GridPolicy::Cover(5), subgroup_size: None };
     k.ret();
     has(&k.f, AnyEntity::Function, "launch: block has 2048 threads, at most 1024 allowed");
     has(&k.f, AnyEntity::Function, "launch: grid(cover) names parameter 5, which does not exist");

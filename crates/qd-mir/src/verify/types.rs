@@ -170,6 +170,10 @@ impl Ck<'_, '_> {
         if let Tile::Log2(l) = t {
             if l > 6 {
                 self.err(format!("tile log2 {l} exceeds 6"));
+            } else if let Some(w) = self.cx.func.launch.subgroup_size {
+                if (1u32 << l) > w {
+                    self.err(format!("tile(2^{l}) is wider than the kernel's subgroup({w})"));
+                }
             }
         }
     }
