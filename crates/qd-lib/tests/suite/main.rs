@@ -1,0 +1,16 @@
+//! The qd-lib suite: every library op × dtype × tile size on every device of the matrix, against
+//! plain-Rust references (harness = false: one binary that prints the per-device pass counts).
+
+#[allow(dead_code)]
+mod elem;
+#[allow(dead_code)]
+mod harness;
+#[allow(dead_code)]
+mod reference;
+mod smoke;
+
+fn main() -> std::process::ExitCode {
+    let mut suite = harness::Suite::default();
+    smoke::register(&mut suite);
+    suite.run()
+}
