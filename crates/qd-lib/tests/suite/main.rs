@@ -8,9 +8,17 @@ mod harness;
 #[allow(dead_code)]
 mod reference;
 mod smoke;
+mod block_basic;
+mod block_collective;
+mod block_radix;
+mod warp_grid;
 
 fn main() -> std::process::ExitCode {
     let mut suite = harness::Suite::default();
     smoke::register(&mut suite);
+    block_basic::register(&mut suite);
+    block_collective::register(&mut suite);
+    block_radix::register(&mut suite);
+    warp_grid::register(&mut suite);
     suite.run()
 }
