@@ -125,6 +125,7 @@ enum Shfl {
     Xor,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn shfl(
     b: &mut KernelBuilder<'_>,
     loc: Loc,

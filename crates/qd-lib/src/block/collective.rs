@@ -19,8 +19,8 @@
 
 use super::fresh_shared_name;
 use crate::common::{at, err, identity, Loc};
-use crate::op::Op;
 use crate::common::{dtype, dtypes_of, NUMERIC};
+use crate::op::Op;
 use crate::subgroup::{exclusive_scan_tiled_with, inclusive_scan_tiled_with, reduce_tiled_with};
 use qd_frontend::{BuildError, ErrorKind, KernelBuilder, ScalarType, SharedBuf, Tile, Val};
 use qd_mir::GroupOp;
@@ -64,7 +64,12 @@ fn exclusive_impl(b: &mut KernelBuilder<'_>, w: u32, v: Val, op: Op<'_>, id: Opt
 }
 
 /// Checks `block_dim` against the width and the kernel's block; returns (width, subgroups).
-pub(crate) fn block_geometry(b: &KernelBuilder<'_>, loc: Loc, name: &str, block_dim: u32) -> Result<(u32, u32), BuildError> {
+pub(crate) fn block_geometry(
+    b: &KernelBuilder<'_>,
+    loc: Loc,
+    name: &str,
+    block_dim: u32,
+) -> Result<(u32, u32), BuildError> {
     let w = crate::common::width(b, loc, name)?;
     if block_dim == 0 || block_dim % w != 0 {
         return Err(err(
@@ -242,7 +247,11 @@ pub(crate) fn exclusive_core(
     let ty = check_dtype(loc, name, v, op)?;
     if let Some(i) = id {
         if i.scalar() != Some(ty) {
-            return Err(err(loc, ErrorKind::TypeMismatch, format!("{name}: the identity is {} but the value is {ty}", i.ty())));
+            return Err(err(
+                loc,
+                ErrorKind::TypeMismatch,
+                format!("{name}: the identity is {} but the value is {ty}", i.ty()),
+            ));
         }
     }
     let scan = exclusive_impl(b, w, v, op, id)?;

@@ -135,7 +135,12 @@ impl SharedArray {
     /// identifier, an empty shape or a zero dimension, more than 64 KiB of shared memory in the
     /// kernel. Cost: `prod(shape) * sizeof(dtype)` bytes of shared memory per block.
     #[track_caller]
-    pub fn new(b: &mut KernelBuilder<'_>, name: &str, dtype: ScalarType, shape: &[u32]) -> Result<SharedArray, BuildError> {
+    pub fn new(
+        b: &mut KernelBuilder<'_>,
+        name: &str,
+        dtype: ScalarType,
+        shape: &[u32],
+    ) -> Result<SharedArray, BuildError> {
         let loc = Location::caller();
         Self::create(b, loc, "SharedArray::new", name, dtype, shape, ElemShape::Scalar).map_err(at(loc))
     }
@@ -166,8 +171,7 @@ impl SharedArray {
         cols: u32,
     ) -> Result<SharedArray, BuildError> {
         let loc = Location::caller();
-        Self::create(b, loc, "SharedArray::new_mat", name, dtype, shape, ElemShape::Matrix(rows, cols))
-            .map_err(at(loc))
+        Self::create(b, loc, "SharedArray::new_mat", name, dtype, shape, ElemShape::Matrix(rows, cols)).map_err(at(loc))
     }
 
     /// The MIR shared array's name (the given name, or it with a `_N` suffix).
@@ -222,7 +226,12 @@ impl SharedArray {
             return Err(err(
                 loc,
                 ErrorKind::OutOfRange,
-                format!("{what}: {} index(es) for a {}-dimensional array of shape {:?}", idx.len(), self.shape.len(), self.shape),
+                format!(
+                    "{what}: {} index(es) for a {}-dimensional array of shape {:?}",
+                    idx.len(),
+                    self.shape.len(),
+                    self.shape
+                ),
             ));
         }
         let comps = self.elem.components();
@@ -230,7 +239,10 @@ impl SharedArray {
             return Err(err(
                 loc,
                 ErrorKind::OutOfRange,
-                format!("{what}: component {comp} is out of range for an element of shape {:?} ({comps} components)", self.elem),
+                format!(
+                    "{what}: component {comp} is out of range for an element of shape {:?} ({comps} components)",
+                    self.elem
+                ),
             ));
         }
         let mut wide = false;
@@ -335,7 +347,14 @@ impl SharedArray {
         (0..self.elem.components()).map(|c| self.load_impl(b, loc, "load_vec", idx, c).map_err(at(loc))).collect()
     }
 
-    fn load_impl(&self, b: &mut KernelBuilder<'_>, loc: Loc, op: &str, idx: &[Val], comp: u32) -> Result<Val, BuildError> {
+    fn load_impl(
+        &self,
+        b: &mut KernelBuilder<'_>,
+        loc: Loc,
+        op: &str,
+        idx: &[Val],
+        comp: u32,
+    ) -> Result<Val, BuildError> {
         let off = self.offset(b, loc, op, idx, comp)?;
         b.load(self.buf, off)
     }
@@ -384,7 +403,11 @@ impl SharedArray {
             return Err(err(
                 loc,
                 ErrorKind::OutOfRange,
-                format!("SharedArray::store_vec @{}: {} value(s) for an element of {comps} component(s)", self.name, vs.len()),
+                format!(
+                    "SharedArray::store_vec @{}: {} value(s) for an element of {comps} component(s)",
+                    self.name,
+                    vs.len()
+                ),
             ));
         }
         for (c, &v) in (0u32..).zip(vs) {
@@ -407,7 +430,12 @@ impl SharedArray {
             return Err(err(
                 loc,
                 ErrorKind::TypeMismatch,
-                format!("SharedArray::{name} @{}: the operand is {} but the array holds {}", self.name, v.ty(), self.dtype),
+                format!(
+                    "SharedArray::{name} @{}: the operand is {} but the array holds {}",
+                    self.name,
+                    v.ty(),
+                    self.dtype
+                ),
             ));
         }
         let off = self.offset(b, loc, &name, idx, comp)?;
@@ -496,7 +524,13 @@ impl SharedArray {
     /// Atomic compare-exchange of `arr[idx]` (integer dtypes): stores `new` if the old value's
     /// bits equal `expected`'s; returns the old value (MIR `atomic.cas block`).
     #[track_caller]
-    pub fn atomic_cas(&self, b: &mut KernelBuilder<'_>, idx: &[Val], expected: Val, new: Val) -> Result<Val, BuildError> {
+    pub fn atomic_cas(
+        &self,
+        b: &mut KernelBuilder<'_>,
+        idx: &[Val],
+        expected: Val,
+        new: Val,
+    ) -> Result<Val, BuildError> {
         let loc = Location::caller();
         self.scalar_only(loc, "atomic_cas")?;
         (|| {

@@ -18,11 +18,11 @@ pub fn register(s: &mut Suite) {
     s.case("block::sync_nonzero/u64", |dev| sync_nonzero::<u64>(dev, 2));
     s.case("block::sync_nonzero/bool", sync_bool);
     crate::for_each_dtype!(T => {
-        s.case(format!("block::SharedArray/2d/{}", T::TY), |dev| shared_2d::<T>(dev));
-        s.case(format!("block::SharedArray/vec3_mat2x2/{}", T::TY), |dev| shared_vec_mat::<T>(dev));
+        s.case(format!("block::SharedArray/2d/{}", T::TY), shared_2d::<T>);
+        s.case(format!("block::SharedArray/vec3_mat2x2/{}", T::TY), shared_vec_mat::<T>);
     });
     crate::for_each_int_dtype!(T => {
-        s.case(format!("block::SharedArray/atomics/{}", T::TY), |dev| shared_atomics::<T>(dev));
+        s.case(format!("block::SharedArray/atomics/{}", T::TY), shared_atomics::<T>);
     });
     s.case("block::SharedArray/atomic_add/f32", shared_atomic_f32);
     s.case("block::SharedArray/names_and_footprint", |_| shared_names());
@@ -47,7 +47,8 @@ fn sync_nonzero<T: Elem>(dev: &Device, m: u32) -> Outcome {
     let f = build(dev, "syncp", bd as u32, |k| {
         k.grid_fixed(3)?;
         let inp = k.buffer("p", T::TY);
-        let outs = [k.buffer("all", ScalarType::I32), k.buffer("any", ScalarType::I32), k.buffer("cnt", ScalarType::I32)];
+        let outs =
+            [k.buffer("all", ScalarType::I32), k.buffer("any", ScalarType::I32), k.buffer("cnt", ScalarType::I32)];
         let g = block::global_thread_idx(k)?;
         let p = k.load(inp, g)?;
         let r = [block::sync_all_nonzero(k, p)?, block::sync_any_nonzero(k, p)?, block::sync_count_nonzero(k, p)?];

@@ -146,14 +146,7 @@ pub fn ref_exclusive<T: Elem>(xs: &[T], w: usize, op: Combine<'_, T>, identity: 
 }
 
 /// The reference of `kind` over every block of `xs`; the mask of defined results.
-fn reference_of<T: Elem>(
-    kind: Kind,
-    xs: &[T],
-    bd: usize,
-    w: usize,
-    op: Combine<'_, T>,
-    identity: T,
-) -> Vec<T> {
+fn reference_of<T: Elem>(kind: Kind, xs: &[T], bd: usize, w: usize, op: Combine<'_, T>, identity: T) -> Vec<T> {
     xs.chunks(bd)
         .flat_map(|blk| match kind {
             Kind::Reduce | Kind::ReduceAll => vec![ref_reduce(blk, w, op); bd],

@@ -67,11 +67,8 @@ fn radix(dev: &Device, bits: u32, bit_start: u32, num_bits: u32, kind: &str) -> 
     let f = build(dev, "rank", r, |k| {
         k.grid_fixed(2)?;
         let inp = k.buffer("keys", ScalarType::U32);
-        let outs = [
-            k.buffer("rank", ScalarType::I32),
-            k.buffer("bins", ScalarType::I32),
-            k.buffer("excl", ScalarType::I32),
-        ];
+        let outs =
+            [k.buffer("rank", ScalarType::I32), k.buffer("bins", ScalarType::I32), k.buffer("excl", ScalarType::I32)];
         let bins = SharedArray::new(k, "bins", ScalarType::I32, &[r])?;
         let excl = SharedArray::new(k, "excl", ScalarType::I32, &[r])?;
         let g = block::global_thread_idx(k)?;
@@ -124,7 +121,11 @@ fn errors() -> Outcome {
         "block_dim != 2^radix_bits",
         r,
         l,
-        &["block::radix_rank_match_atomic_or", "block_dim must equal RADIX_DIGITS (1 << radix_bits)", "block_dim 128, radix_bits 8"],
+        &[
+            "block::radix_rank_match_atomic_or",
+            "block_dim must equal RADIX_DIGITS (1 << radix_bits)",
+            "block_dim 128, radix_bits 8",
+        ],
     )?;
     let l = line!() + 1;
     let r = block::radix_rank_match_atomic_or(&mut k, key, 128, 7, 0, 8, &bins, &excl);

@@ -31,7 +31,13 @@ pub fn register(s: &mut Suite) {
 }
 
 /// All warp ops on `v`/`p`/`arg` with member mask `mask`, stored at `out[g*NOUT ..]`.
-fn all_ops(k: &mut KernelBuilder<'_>, out: qd_frontend::Buf, base: Val, mask: u32, x: [Val; 4]) -> Result<(), BuildError> {
+fn all_ops(
+    k: &mut KernelBuilder<'_>,
+    out: qd_frontend::Buf,
+    base: Val,
+    mask: u32,
+    x: [Val; 4],
+) -> Result<(), BuildError> {
     let [p, v, fv, arg] = x;
     let m = k.const_u32(mask)?;
     warp::sync(k, m)?;
