@@ -21,6 +21,11 @@ pub use collective::{
 pub use radix::radix_rank_match_atomic_or;
 pub use shared::{ElemShape, SharedArray};
 
+/// The examples of `docs/block.md` (block, grid and warp), compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/block.md")]
+pub struct BlockMdExamples;
+
 use crate::common::{at, i32_of_bool, truthy, Loc};
 use qd_frontend::{BuildError, Dim, KernelBuilder, PredOp, ScalarType, Scope, Val};
 use std::panic::Location;
