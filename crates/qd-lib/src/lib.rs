@@ -42,7 +42,6 @@
 #![deny(missing_docs)]
 
 pub mod block;
-#[allow(dead_code)] // TEMP(foundation): the block and warp modules use the rest; removed when they land
 mod common;
 pub mod grid;
 mod op;
