@@ -8,9 +8,17 @@ mod harness;
 #[allow(dead_code)]
 mod reference;
 mod smoke;
+#[allow(dead_code)]
+mod subgroup_util;
+mod subgroup_reduce;
+mod subgroup_scan;
+mod subgroup_segmented;
 
 fn main() -> std::process::ExitCode {
     let mut suite = harness::Suite::default();
     smoke::register(&mut suite);
+    subgroup_reduce::register(&mut suite);
+    subgroup_scan::register(&mut suite);
+    subgroup_segmented::register(&mut suite);
     suite.run()
 }
