@@ -13,6 +13,9 @@ mod subgroup_util;
 mod subgroup_reduce;
 mod subgroup_scan;
 mod subgroup_segmented;
+mod subgroup_movement;
+mod subgroup_vote;
+mod subgroup_sort;
 
 fn main() -> std::process::ExitCode {
     let mut suite = harness::Suite::default();
@@ -20,5 +23,8 @@ fn main() -> std::process::ExitCode {
     subgroup_reduce::register(&mut suite);
     subgroup_scan::register(&mut suite);
     subgroup_segmented::register(&mut suite);
+    subgroup_movement::register(&mut suite);
+    subgroup_vote::register(&mut suite);
+    subgroup_sort::register(&mut suite);
     suite.run()
 }
