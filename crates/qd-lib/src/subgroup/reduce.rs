@@ -22,8 +22,8 @@ use std::panic::Location;
 macro_rules! reduce_fns {
     ($tiled:ident, $full:ident, $op:expr, $what:literal, $placement:literal) => {
         #[doc = concat!("Quadrants `", stringify!($tiled), "(value, log2_size)`: the ", $what,
-                    " of `value` over each tile of `2^log2_size` lanes; ", $placement,
-                    "\n\nMIR `subgroup.reduce` with `tile(log2_size)` (butterfly order); cost on a shuffle \
+                            " of `value` over each tile of `2^log2_size` lanes; ", $placement,
+                            "\n\nMIR `subgroup.reduce` with `tile(log2_size)` (butterfly order); cost on a shuffle \
             back end: `log2_size` shuffles and ops.\n\nErrors: a tile wider than the subgroup; a dtype \
             other than i32 u32 i64 u64 f32 f64.")]
         #[track_caller]
@@ -33,8 +33,8 @@ macro_rules! reduce_fns {
         }
 
         #[doc = concat!("Quadrants `", stringify!($full), "(value)`: [`", stringify!($tiled),
-                    "`] over the whole subgroup (MIR `subgroup.reduce` without a tile); ", $placement,
-                    "\n\nErrors: a dtype other than i32 u32 i64 u64 f32 f64.")]
+                            "`] over the whole subgroup (MIR `subgroup.reduce` without a tile); ", $placement,
+                            "\n\nErrors: a dtype other than i32 u32 i64 u64 f32 f64.")]
         #[track_caller]
         pub fn $full(b: &mut KernelBuilder<'_>, value: Val) -> Result<Val, BuildError> {
             let loc = Location::caller();

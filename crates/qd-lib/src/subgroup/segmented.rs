@@ -51,7 +51,7 @@ fn segmented_impl(
 macro_rules! segmented_fns {
     ($tiled:ident, $full:ident, $op:expr, $what:literal) => {
         #[doc = concat!("Quadrants `", stringify!($tiled), "(value, head_flag, log2_size)`: per lane, the ",
-                    $what, " of `value` from the lane's segment head (the last lane at or before it, within \
+                            $what, " of `value` from the lane's segment head (the last lane at or before it, within \
             its tile of `2^log2_size` lanes, whose `head_flag` is non-zero; the tile's first lane if \
             none) to the lane itself.\n\nMIR `subgroup.segreduce` with `tile(log2_size)`; cost on a \
             shuffle back end: 1 ballot, 1 `clz`, `log2_size` shuffles.\n\nErrors: `log2_size > 6` \
@@ -70,7 +70,7 @@ macro_rules! segmented_fns {
         }
 
         #[doc = concat!("Quadrants `", stringify!($full), "(value, head_flag)`: [`", stringify!($tiled),
-                    "`] over the whole subgroup (MIR `subgroup.segreduce` without a tile).")]
+                            "`] over the whole subgroup (MIR `subgroup.segreduce` without a tile).")]
         #[track_caller]
         pub fn $full(b: &mut KernelBuilder<'_>, value: Val, head_flag: Val) -> Result<Val, BuildError> {
             let loc = Location::caller();

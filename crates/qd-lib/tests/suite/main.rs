@@ -8,14 +8,15 @@ mod harness;
 #[allow(dead_code)]
 mod reference;
 mod smoke;
-#[allow(dead_code)]
-mod subgroup_util;
+mod subgroup_errors;
+mod subgroup_movement;
 mod subgroup_reduce;
 mod subgroup_scan;
 mod subgroup_segmented;
-mod subgroup_movement;
-mod subgroup_vote;
 mod subgroup_sort;
+#[allow(dead_code)]
+mod subgroup_util;
+mod subgroup_vote;
 
 fn main() -> std::process::ExitCode {
     let mut suite = harness::Suite::default();
@@ -26,5 +27,6 @@ fn main() -> std::process::ExitCode {
     subgroup_movement::register(&mut suite);
     subgroup_vote::register(&mut suite);
     subgroup_sort::register(&mut suite);
+    subgroup_errors::register(&mut suite);
     suite.run()
 }

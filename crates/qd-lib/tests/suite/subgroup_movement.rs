@@ -16,11 +16,11 @@ type Move = fn(&mut KernelBuilder<'_>, Val, Val) -> Result<Val, BuildError>;
 /// Registers the cases.
 pub fn register(s: &mut Suite) {
     crate::for_each_dtype!(T => {
-        s.case(format!("subgroup::movement/shuffle/{}", T::TY), |dev| shuffle::<T>(dev));
+        s.case(format!("subgroup::movement/shuffle/{}", T::TY), shuffle::<T>);
         for (name, f) in [("shuffle_up", sg::shuffle_up as Move), ("shuffle_down", sg::shuffle_down), ("shuffle_xor", sg::shuffle_xor)] {
             s.case(format!("subgroup::movement/{name}/{}", T::TY), move |dev| offset::<T>(dev, name, f));
         }
-        s.case(format!("subgroup::movement/broadcast/{}", T::TY), |dev| broadcast::<T>(dev));
+        s.case(format!("subgroup::movement/broadcast/{}", T::TY), broadcast::<T>);
     });
 }
 
@@ -50,7 +50,7 @@ fn indices(w: usize) -> Vec<u64> {
             match r % 5 {
                 0 => r >> 8 & (w as u64 - 1),
                 1 => w as u64 + (r >> 8) % (3 * w as u64), // wraps
-                2 => (i ^ (w / 2)) as u64,               // the other half
+                2 => (i ^ (w / 2)) as u64,                 // the other half
                 3 => i as u64,
                 _ => (w - 1 - i) as u64,
             }
@@ -69,7 +69,12 @@ fn shuffle<T: Elem>(dev: &Device) -> Outcome {
     let u64s: Vec<u64> = idx.iter().map(|x| *x | (1 << 63)).collect();
     let ins = vec![input(&xs), input(&i32s), input(&u32s), input(&i64s), input(&u64s)];
     let outs = launch(dev, "shuffle", ins, &[T::TY; 4], |k, x, _| {
-        Ok(vec![sg::shuffle(k, x[0], x[1])?, sg::shuffle(k, x[0], x[2])?, sg::shuffle(k, x[0], x[3])?, sg::shuffle(k, x[0], x[4])?])
+        Ok(vec![
+            sg::shuffle(k, x[0], x[1])?,
+            sg::shuffle(k, x[0], x[2])?,
+            sg::shuffle(k, x[0], x[3])?,
+            sg::shuffle(k, x[0], x[4])?,
+        ])
     })?;
     let want = moved("shuffle", &xs, &idx, w);
     for (o, what) in outs.iter().zip(["i32 index", "u32 index", "i64 index", "u64 index"]) {

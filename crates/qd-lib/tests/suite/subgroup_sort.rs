@@ -19,7 +19,7 @@ pub fn register(s: &mut Suite) {
                 s.case(format!("subgroup::sort/{}/{}/L{l}", K::TY, V::TY), move |dev| case::<K, V>(dev, l));
             }
         });
-        s.case(format!("subgroup::sort/{}/padded", K::TY), |dev| padded::<K>(dev));
+        s.case(format!("subgroup::sort/{}/padded", K::TY), padded::<K>);
     });
 }
 
@@ -123,14 +123,19 @@ fn padded<K: Elem>(dev: &Device) -> Outcome {
     for l in 1..=lw {
         let t = 1usize << l;
         let real = |g: usize| g % t < [1, t / 2 + 1, t - 1, t][(g / t) % 4];
-        let keys: Vec<K> = (0..N)
-            .map(|g| if real(g) { K::sample(mix(g as u64) % 13) } else { K::sentinel_max() })
-            .collect();
+        let keys: Vec<K> =
+            (0..N).map(|g| if real(g) { K::sample(mix(g as u64) % 13) } else { K::sentinel_max() }).collect();
         let vals: Vec<i32> = (0..N).map(|g| if real(g) { (mix(g as u64 + 1) % 1000) as i32 } else { -1 }).collect();
-        let outs = launch(dev, "sort_padded", vec![input(&keys), input(&vals)], &[K::TY, qd_frontend::ScalarType::I32], |k, x, _| {
-            let (a, b) = sg::bitonic_sort_kv_tiled(k, x[0], x[1], l)?;
-            Ok(vec![a, b])
-        })?;
+        let outs = launch(
+            dev,
+            "sort_padded",
+            vec![input(&keys), input(&vals)],
+            &[K::TY, qd_frontend::ScalarType::I32],
+            |k, x, _| {
+                let (a, b) = sg::bitonic_sort_kv_tiled(k, x[0], x[1], l)?;
+                Ok(vec![a, b])
+            },
+        )?;
         let (ok, ov) = (typed::<K>(&outs[0]), typed::<i32>(&outs[1]));
         let (wk, wv) = network(&keys, &vals, l);
         check(&format!("L{l} keys"), &ok, &wk)?;
