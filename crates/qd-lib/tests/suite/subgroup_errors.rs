@@ -72,19 +72,13 @@ fn wide_tile() -> Outcome {
         expect(sg::reduce_all_max_tiled(k, v.u64, 6), line!(), &["subgroup::reduce_all_max_tiled", "log2_size 6"])?;
         expect(sg::inclusive_xor_tiled(k, v.i, 6), line!(), &["subgroup::inclusive_xor_tiled", "log2_size 6"])?;
         expect(sg::exclusive_mul_tiled(k, v.f, 9), line!(), &["subgroup::exclusive_mul_tiled", "log2_size 9"])?;
-        expect(
-            sg::segmented_reduce_max_tiled(k, v.f, v.i, 6),
-            line!(),
-            &["segmented_reduce_max_tiled", "log2_size 6"],
-        )?;
+        let m = &["segmented_reduce_max_tiled", "log2_size 6"];
+        expect(sg::segmented_reduce_max_tiled(k, v.f, v.i, 6), line!(), m)?;
         expect(sg::all_true_tiled(k, v.i, 6), line!(), &["subgroup::all_true_tiled", "log2_size 6"])?;
         expect(sg::any_true_tiled(k, v.b, 6), line!(), &["subgroup::any_true_tiled", "log2_size 6"])?;
         expect(sg::all_equal_tiled(k, v.f, 6), line!(), &["subgroup::all_equal_tiled", "log2_size 6"])?;
-        expect(
-            sg::bitonic_sort_kv_tiled(k, v.f, v.i, 6),
-            line!(),
-            &["subgroup::bitonic_sort_kv_tiled", "log2_size 6"],
-        )?;
+        let m = &["subgroup::bitonic_sort_kv_tiled", "log2_size 6"];
+        expect(sg::bitonic_sort_kv_tiled(k, v.f, v.i, 6), line!(), m)?;
         expect(sg::reduce_tiled_with(k, v.f, qd_lib::Op::ADD, 6), line!(), &["reduce_tiled_with", "log2_size 6"])?;
         // The largest tile is fine.
         sg::reduce_add_tiled(k, v.f, 5).map_err(|e| e.to_string())?;
@@ -120,11 +114,8 @@ fn bad_dtype() -> Outcome {
         expect(sg::segmented_reduce_add(k, v.b, v.i), line!(), &["subgroup::segmented_reduce_add", "bool"])?;
         expect(sg::all_equal(k, v.b), line!(), &["subgroup::all_equal", "unsupported dtype bool"])?;
         expect(sg::bitonic_sort_kv(k, v.b, v.i), line!(), &["subgroup::bitonic_sort_kv", "unsupported dtype bool"])?;
-        expect(
-            sg::bitonic_sort_kv_tiled(k, v.f, v.b, 2),
-            line!(),
-            &["bitonic_sort_kv_tiled", "unsupported dtype bool"],
-        )?;
+        let m = &["bitonic_sort_kv_tiled", "unsupported dtype bool"];
+        expect(sg::bitonic_sort_kv_tiled(k, v.f, v.b, 2), line!(), m)?;
         Ok(())
     })
 }
@@ -146,11 +137,8 @@ fn float_bitwise() -> Outcome {
 fn segmented_log2() -> Outcome {
     for w in [32, 64] {
         with_builder(Some(w), |k, v| {
-            expect(
-                sg::segmented_reduce_add_tiled(k, v.f, v.i, 7),
-                line!(),
-                &["subgroup::segmented_reduce_add_tiled", "requires log2_size <= 6", "got 7"],
-            )?;
+            let m = &["subgroup::segmented_reduce_add_tiled", "requires log2_size <= 6", "got 7"];
+            expect(sg::segmented_reduce_add_tiled(k, v.f, v.i, 7), line!(), m)?;
             expect(sg::segmented_reduce_min_tiled(k, v.i, v.i, 40), line!(), &["requires log2_size <= 6"])?;
             Ok(())
         })?;
@@ -170,11 +158,8 @@ fn operands() -> Outcome {
         expect(sg::broadcast(k, v.i, v.f), line!(), &["subgroup::broadcast", "the index must be an integer"])?;
         expect(sg::lanemask_lt(k, v.f), line!(), &["subgroup::lanemask_lt", "lane id must be an integer, got f32"])?;
         expect(sg::lanemask_ge(k, v.b), line!(), &["subgroup::lanemask_ge", "lane id must be an integer, got bool"])?;
-        expect(
-            sg::segmented_reduce_add(k, v.i, v.f),
-            line!(),
-            &["segmented_reduce_add", "head flag must be an integer or bool, got f32"],
-        )?;
+        let m = &["segmented_reduce_add", "head flag must be an integer or bool, got f32"];
+        expect(sg::segmented_reduce_add(k, v.i, v.f), line!(), m)?;
         Ok(())
     })
 }
