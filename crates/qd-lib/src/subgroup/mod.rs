@@ -140,3 +140,8 @@ pub fn memory_barrier(b: &mut KernelBuilder<'_>) -> Result<(), BuildError> {
     let loc = Location::caller();
     b.fence(Scope::Subgroup).map_err(at(loc))
 }
+
+/// The examples of `docs/subgroup.md`, compiled and run as doctests (`cargo test -p qd-lib --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/subgroup.md")]
+pub struct SubgroupDocExamples;

@@ -9,6 +9,7 @@ mod harness;
 mod reference;
 mod smoke;
 mod subgroup_errors;
+mod subgroup_example;
 mod subgroup_movement;
 mod subgroup_reduce;
 mod subgroup_scan;
@@ -28,5 +29,6 @@ fn main() -> std::process::ExitCode {
     subgroup_vote::register(&mut suite);
     subgroup_sort::register(&mut suite);
     subgroup_errors::register(&mut suite);
+    subgroup_example::register(&mut suite);
     suite.run()
 }
