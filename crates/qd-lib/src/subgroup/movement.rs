@@ -11,7 +11,8 @@
 
 use crate::common::{at, dtype, err, lane_u32, Loc, NUMERIC};
 use qd_frontend::{BuildError, ErrorKind, KernelBuilder, Val};
-use qd_mir::analysis::Uniformity;
+use qd_mir::analysis::{Layout, Uniformity};
+use qd_mir::{Function, Value, ValueDef};
 use std::panic::Location;
 
 /// Which MIR data-movement op.
@@ -78,14 +79,28 @@ pub fn shuffle_xor(b: &mut KernelBuilder<'_>, value: Val, mask: Val) -> Result<V
     movement(b, loc, "subgroup::shuffle_xor", "the mask", Move::Xor, value, mask).map_err(at(loc))
 }
 
+/// True if the uniformity analysis of the kernel built so far proves `v` varying. Only values
+/// already placed in the kernel's region tree are judged: the instructions of a region still being
+/// built (an open `if` arm or loop body) are not in the tree yet, so an index computed there is
+/// left to the verifier at `finish` — as is a loop-carried value that becomes varying further
+/// down its loop body.
+fn provably_varying(func: &Function, v: Value) -> bool {
+    let layout = Layout::new(func);
+    let placed = match func.values.get(v).map(|d| d.def) {
+        Some(ValueDef::Result(inst, _)) => layout.inst_pos(inst).is_some(),
+        Some(ValueDef::RegionParam(r, _)) => layout.region_pos(r).is_some(),
+        Some(ValueDef::Param(_)) => true,
+        None => false,
+    };
+    placed && !Uniformity::with_layout(func, &layout).is_uniform(v)
+}
+
 fn broadcast_impl(b: &mut KernelBuilder<'_>, loc: Loc, name: &str, v: Val, index: Val) -> Result<Val, BuildError> {
     dtype(loc, name, v, NUMERIC)?;
     let l = lane_u32(b, loc, name, "the index", index)?;
     // SPIR-V's OpGroupNonUniformBroadcast (and MIR's `broadcast`) need a uniform lane. The MIR
     // verifier checks it at `finish`; check here too so that the error names the caller's line.
-    // (A value made varying later — a loop-carried variable updated per lane further down the
-    // loop body — passes this check and is then reported by `finish`.)
-    if !Uniformity::new(b.func()).is_uniform(l.value()) {
+    if provably_varying(b.func(), l.value()) {
         return Err(err(
             loc,
             ErrorKind::Verify,

@@ -181,7 +181,28 @@ fn broadcast_uniform() -> Outcome {
         sg::broadcast(k, v.f, bal).map_err(|e| e.to_string())?;
         sg::broadcast(k, v.f, v.u64).map_err(|e| e.to_string())?;
         Ok(())
-    })
+    })?;
+    // A per-lane index computed inside an open `if` arm is not judged at the call (the arm is not
+    // in the kernel's tree yet); the verifier rejects it at `finish`.
+    let mut ctx = FunctionBuilderContext::new();
+    let mut k = KernelBuilder::new(&mut ctx, "late");
+    let r = (|| -> Result<(), BuildError> {
+        k.set_subgroup_size(32)?;
+        let p = k.scalar("p", ScalarType::U32);
+        let zero = k.const_u32(0)?;
+        let c = k.gt(p, zero)?;
+        let x = k.const_f32(2.0)?;
+        k.if_then(c, |k| {
+            let lane = k.lane_id()?;
+            sg::broadcast(k, x, lane).map(|_| ())
+        })
+    })();
+    r.map_err(|e| format!("inside the arm: {e}"))?;
+    match k.finish() {
+        Ok(_) => Err("a per-lane broadcast index inside an if arm passed finish".into()),
+        Err(e) if e.kind == qd_frontend::ErrorKind::Verify && e.message.contains("broadcast") => Ok(()),
+        Err(e) => Err(format!("unexpected finish error: {e}")),
+    }
 }
 
 fn no_width() -> Outcome {

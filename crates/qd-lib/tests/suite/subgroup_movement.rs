@@ -22,6 +22,7 @@ pub fn register(s: &mut Suite) {
         }
         s.case(format!("subgroup::movement/broadcast/{}", T::TY), broadcast::<T>);
     });
+    s.case("subgroup::movement/broadcast_in_regions", broadcast_in_regions);
 }
 
 /// Source lane (within the subgroup) of `op` for reading lane `i` with operand `d` (None: own).
@@ -154,4 +155,42 @@ fn broadcast<T: Elem>(dev: &Device) -> Outcome {
     check("broadcast from subgroup_id*3+1", &typed::<T>(&outs[5]), &want)?;
     let want: Vec<T> = (0..N).map(|g| xs[g - g % w]).collect();
     check("broadcast_first", &typed::<T>(&outs[6]), &want)
+}
+
+/// `broadcast` inside a uniform `if` arm and a counted loop (the iteration variable is a uniform
+/// index): accepted at the call (the open region is left to the verifier) and correct.
+pub fn broadcast_in_regions(dev: &Device) -> Outcome {
+    let w = width(dev) as usize;
+    let xs: Vec<i32> = (0..N as i32).map(|i| i * 5 - 7).collect();
+    let outs = launch(dev, "broadcast_regions", vec![input(&xs)], &[ScalarType::I32; 2], |k, x, _| {
+        let zero_i = k.const_i32(0)?;
+        let acc = k.declare_named_var("acc", ScalarType::I32);
+        k.def_var(acc, zero_i)?;
+        let sid = k.subgroup_id()?;
+        let zero = k.const_u32(0)?;
+        let even = k.const_u32(1)?;
+        let low = k.and(sid, even)?;
+        let is_even = k.eq(low, zero)?;
+        let first = k.declare_named_var("first", ScalarType::I32);
+        k.def_var(first, zero_i)?;
+        k.if_then(is_even, |k| {
+            let two = k.const_u32(2)?;
+            let l = k.add(sid, two)?; // uniform, computed inside the arm
+            let r = sg::broadcast(k, x[0], l)?;
+            k.def_var(first, r)
+        })?;
+        let four = k.const_u32(4)?;
+        k.for_range(zero, four, None, |k, it| {
+            let r = sg::broadcast(k, x[0], it)?; // lanes 0..3
+            let a = k.use_var(acc)?;
+            let s = k.add(a, r)?;
+            k.def_var(acc, s)
+        })?;
+        Ok(vec![k.use_var(first)?, k.use_var(acc)?])
+    })?;
+    let sid = |g: usize| (g % 256) / w;
+    let want: Vec<i32> = (0..N).map(|g| if sid(g) % 2 == 0 { xs[g - g % w + (sid(g) + 2) % w] } else { 0 }).collect();
+    check("broadcast in an if arm", &typed::<i32>(&outs[0]), &want)?;
+    let want: Vec<i32> = (0..N).map(|g| (0..4).map(|l| xs[g - g % w + l % w]).sum()).collect();
+    check("broadcast in a loop", &typed::<i32>(&outs[1]), &want)
 }
