@@ -49,6 +49,7 @@ pub fn register(s: &mut Suite) {
             }
         }
     });
+    s.case("subgroup::reduce/butterfly_vs_quadrants_tree", butterfly_vs_quadrants_tree);
 }
 
 fn case<T: Elem>(dev: &Device, i: usize, l: u32) -> Outcome {
@@ -79,4 +80,25 @@ fn case<T: Elem>(dev: &Device, i: usize, l: u32) -> Outcome {
         check("reduce_all_* (full)", &typed::<T>(&outs[3]), &want)?;
     }
     Ok(())
+}
+
+/// The documented bit-level difference from Quadrants' lane-0 tree: on `f32 [1e8, 1, -1e8, 1]`
+/// qd's butterfly gives 0 (each `+1` is absorbed), Quadrants' `shuffle_down` tree (offsets 2, 1),
+/// written here with `subgroup::shuffle_down`, gives 2.
+fn butterfly_vs_quadrants_tree(dev: &Device) -> Outcome {
+    let xs: Vec<f32> = (0..crate::subgroup_util::N).map(|g| [1e8, 1.0, -1e8, 1.0][g % 4]).collect();
+    let outs = launch(dev, "trees", vec![input(&xs)], &[f32::TY; 2], |k, x, _| {
+        let qd = subgroup::reduce_add_tiled(k, x[0], 2)?;
+        let mut v = x[0];
+        for off in [2u32, 1] {
+            let o = k.const_u32(off)?;
+            let other = subgroup::shuffle_down(k, v, o)?;
+            v = k.add(v, other)?;
+        }
+        Ok(vec![qd, v])
+    })?;
+    let lane0 = |j: usize| j % 4 == 0;
+    let n = xs.len();
+    check_where("butterfly (qd)", &typed::<f32>(&outs[0]), &vec![0.0; n], lane0)?;
+    check_where("shuffle_down tree (Quadrants)", &typed::<f32>(&outs[1]), &vec![2.0; n], lane0)
 }
