@@ -11,6 +11,16 @@ mod harness;
 #[allow(dead_code)]
 mod reference;
 mod smoke;
+mod subgroup_errors;
+mod subgroup_example;
+mod subgroup_movement;
+mod subgroup_reduce;
+mod subgroup_scan;
+mod subgroup_segmented;
+mod subgroup_sort;
+#[allow(dead_code)]
+mod subgroup_util;
+mod subgroup_vote;
 mod warp_grid;
 
 fn main() -> std::process::ExitCode {
@@ -20,5 +30,13 @@ fn main() -> std::process::ExitCode {
     block_collective::register(&mut suite);
     block_radix::register(&mut suite);
     warp_grid::register(&mut suite);
+    subgroup_reduce::register(&mut suite);
+    subgroup_scan::register(&mut suite);
+    subgroup_segmented::register(&mut suite);
+    subgroup_movement::register(&mut suite);
+    subgroup_vote::register(&mut suite);
+    subgroup_sort::register(&mut suite);
+    subgroup_errors::register(&mut suite);
+    subgroup_example::register(&mut suite);
     suite.run()
 }
