@@ -19,49 +19,15 @@
 
 use super::fresh_shared_name;
 use crate::common::{at, err, identity, Loc};
-use crate::common::{dtype, dtypes_of, NUMERIC};
 use crate::op::Op;
-use crate::subgroup::{exclusive_scan_tiled_with, inclusive_scan_tiled_with, reduce_tiled_with};
-use qd_frontend::{BuildError, ErrorKind, KernelBuilder, ScalarType, SharedBuf, Tile, Val};
+use crate::subgroup::generic;
+use qd_frontend::{BuildError, ErrorKind, KernelBuilder, SharedBuf, Val};
 use qd_mir::GroupOp;
 use std::panic::Location;
 
-// The subgroup step. A builtin operator is one full-subgroup MIR collective (each back end picks
-// its sequence); a custom one runs the Quadrants trees of `subgroup::*_tiled_with` over the whole
-// subgroup (tile = the width).
-
-fn check_dtype(loc: Loc, name: &str, v: Val, op: Op<'_>) -> Result<ScalarType, BuildError> {
-    match op.group() {
-        Some(g) => dtype(loc, name, v, dtypes_of(g)),
-        None => dtype(loc, name, v, NUMERIC),
-    }
-}
-
-fn reduce_impl(b: &mut KernelBuilder<'_>, w: u32, v: Val, op: Op<'_>) -> Result<Val, BuildError> {
-    match op.group() {
-        Some(g) => b.subgroup_reduce(g, Tile::Full, v),
-        None => reduce_tiled_with(b, v, op, w.trailing_zeros()),
-    }
-}
-
-fn inclusive_impl(b: &mut KernelBuilder<'_>, w: u32, v: Val, op: Op<'_>) -> Result<Val, BuildError> {
-    match op.group() {
-        Some(g) => b.subgroup_scan(g, Tile::Full, true, v),
-        None => inclusive_scan_tiled_with(b, v, op, w.trailing_zeros()),
-    }
-}
-
-fn exclusive_impl(b: &mut KernelBuilder<'_>, w: u32, v: Val, op: Op<'_>, id: Option<Val>) -> Result<Val, BuildError> {
-    match (op.group(), id) {
-        (Some(g), None) => b.subgroup_scan(g, Tile::Full, false, v),
-        (_, Some(id)) => exclusive_scan_tiled_with(b, v, op, id, w.trailing_zeros()),
-        (None, None) => Err(BuildError::new(
-            Location::caller(),
-            ErrorKind::Config,
-            "a custom operator needs an explicit identity for an exclusive scan",
-        )),
-    }
-}
+// The subgroup step is `subgroup::generic` over the whole subgroup: a builtin operator is one
+// full-subgroup MIR collective (each back end picks its sequence); a custom one runs the
+// Quadrants trees (tile = the width).
 
 /// Checks `block_dim` against the width and the kernel's block; returns (width, subgroups).
 pub(crate) fn block_geometry(
@@ -126,9 +92,8 @@ fn reduce_core(
     block_dim: u32,
     op: Op<'_>,
 ) -> Result<Val, BuildError> {
-    let (w, nsg) = block_geometry(b, loc, name, block_dim)?;
-    check_dtype(loc, name, v, op)?;
-    let agg = reduce_impl(b, w, v, op)?;
+    let (_, nsg) = block_geometry(b, loc, name, block_dim)?;
+    let agg = generic::reduce_impl(b, loc, name, v, op, None)?;
     if nsg == 1 {
         return Ok(agg);
     }
@@ -225,8 +190,7 @@ fn inclusive_core(
     op: Op<'_>,
 ) -> Result<Val, BuildError> {
     let (w, nsg) = block_geometry(b, loc, name, block_dim)?;
-    check_dtype(loc, name, v, op)?;
-    let scan = inclusive_impl(b, w, v, op)?;
+    let scan = generic::inclusive_impl(b, loc, name, v, op, None)?;
     if nsg == 1 {
         return Ok(scan);
     }
@@ -244,17 +208,8 @@ pub(crate) fn exclusive_core(
     id: Option<Val>,
 ) -> Result<Val, BuildError> {
     let (w, nsg) = block_geometry(b, loc, name, block_dim)?;
-    let ty = check_dtype(loc, name, v, op)?;
-    if let Some(i) = id {
-        if i.scalar() != Some(ty) {
-            return Err(err(
-                loc,
-                ErrorKind::TypeMismatch,
-                format!("{name}: the identity is {} but the value is {ty}", i.ty()),
-            ));
-        }
-    }
-    let scan = exclusive_impl(b, w, v, op, id)?;
+    let ty = generic::check_dtype(loc, name, v, op)?;
+    let scan = generic::exclusive_impl(b, loc, name, v, op, id, None)?;
     if nsg == 1 {
         return Ok(scan);
     }

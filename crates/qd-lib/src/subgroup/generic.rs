@@ -20,7 +20,7 @@ use qd_frontend::{BuildError, ErrorKind, KernelBuilder, ScalarType, Tile, Val};
 use std::panic::Location;
 
 /// The dtypes `op` accepts (custom operators: the shuffle dtypes).
-fn check_dtype(loc: Loc, name: &str, v: Val, op: Op<'_>) -> Result<ScalarType, BuildError> {
+pub(crate) fn check_dtype(loc: Loc, name: &str, v: Val, op: Op<'_>) -> Result<ScalarType, BuildError> {
     match op.group() {
         Some(g) => dtype(loc, name, v, dtypes_of(g)),
         None => dtype(loc, name, v, NUMERIC),

@@ -27,7 +27,7 @@
 //! subgroup, …) are [`BuildError`]s located at the line of the user's call.
 
 mod ballot;
-mod generic;
+pub(crate) mod generic;
 mod movement;
 mod reduce;
 mod scan;
