@@ -1,6 +1,7 @@
-//! Cross-checking `; run:` lines on a device (the CUDA checks of the filetests and of the
-//! interpreter-test kernel corpus): every run line runs on the interpreter at subgroup width 32
-//! (the reference, whatever its `sg=`) and on the device, through `qd_rt::crosscheck`.
+//! Cross-checking `; run:` lines on a device (the CUDA and Vulkan checks of the filetests and of
+//! the interpreter-test kernel corpus): every run line runs on the interpreter at the device's
+//! subgroup width (the reference, whatever its `sg=`: 32 for CUDA, the driver's size for Vulkan)
+//! and on the device, through `qd_rt::crosscheck`.
 //!
 //! The device comes from the environment ([`device_from_env`]): `QD_TEST_CUDA=1` → `cuda:0`
 //! (failing when it cannot be opened); `QD_CROSSCHECK_DEVICE=SPEC` picks another (`cpu:32`
@@ -53,7 +54,7 @@ pub fn run_args(m: &Module, run: &RunLine) -> Result<(Vec<String>, Vec<qd_mir::i
     Ok((names, args))
 }
 
-/// Cross-checks one run line of a module (its arguments as given, width 32).
+/// Cross-checks one run line of a module (its arguments as given, at the device's width).
 pub fn run_line(m: &Module, run: &RunLine, dev: &Device) -> Result<Report, String> {
     let (_, args) = run_args(m, run)?;
     Ok(if run.program {
