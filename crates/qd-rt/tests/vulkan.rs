@@ -215,3 +215,29 @@ fn low_level_api() {
     let again = dev.compile(m.kernel("bump").unwrap()).unwrap();
     assert_eq!(again.spirv(), k.spirv(), "from the cache");
 }
+
+#[test]
+fn declared_subgroup_widths() {
+    let Some(dev) = vk("declared_subgroup_widths") else { return };
+    let w = dev.info().subgroup_width;
+    let m = module();
+    // Declared at the device's own width: runs and matches.
+    let mut f = m.kernel("scan").unwrap().clone();
+    f.launch.subgroup_size = Some(w);
+    let r = crosscheck::kernel(&dev, &f, &args_for("scan"), &LaunchOptions::default());
+    assert_eq!(r.outcome, Outcome::Matched, "{r}");
+    // Declared at a width the device cannot run (lavapipe's size is fixed per process): refused
+    // before anything runs, naming both widths.
+    f.launch.subgroup_size = Some(w * 2);
+    let mut a = args_for("scan");
+    match dev.run_kernel(&f, &mut a, &LaunchOptions::default()) {
+        Err(e) => {
+            assert_eq!(e.kind, RtErrorKind::Usage, "{e}");
+            let want =
+                format!("kernel @scan: the kernel declares subgroup({}) but the device runs subgroups of {w}", w * 2);
+            assert!(e.to_string().starts_with(&want), "{e}");
+            assert_eq!(bits(&a[1]), vec![0; 64]);
+        }
+        Ok(()) => eprintln!("the device offers subgroup size {} through size control", w * 2),
+    }
+}

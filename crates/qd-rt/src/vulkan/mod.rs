@@ -164,31 +164,10 @@ impl VulkanDevice {
         Ok(st)
     }
 
-    /// The width a kernel runs at, and the subgroup size its pipeline must require (if any).
-    fn width_for(&self, f: &Function) -> Result<(u32, Option<u32>), RtError> {
-        let p = &self.gpu.props;
-        let dflt = p.subgroup_size;
-        let sc = p.size_control;
-        let varying = sc.is_some_and(|s| s.min != s.max);
-        match f.launch.subgroup_size {
-            Some(w) if sc.is_some_and(|s| s.offers(w)) && (varying || w != dflt) => Ok((w, Some(w))),
-            Some(w) if w == dflt => Ok((w, None)),
-            Some(w) => Err(RtError::usage(format!(
-                "the kernel declares subgroup({w}) but the device runs subgroups of {dflt}{}",
-                match sc {
-                    Some(s) => format!(" (subgroup size control offers {}..{})", s.min, s.max),
-                    None => " and has no subgroup size control".to_string(),
-                }
-            ))),
-            None if varying && sc.is_some_and(|s| s.offers(dflt)) => Ok((dflt, Some(dflt))),
-            None => Ok((dflt, None)),
-        }
-    }
-
     /// Compiles (or finds in the cache) a kernel, checking the limits first.
     fn load(&self, st: &mut State, f: &Function) -> Result<Arc<Kernel>, RtError> {
         let ctx = || format!("kernel @{}", f.name);
-        let (width, required) = self.width_for(f).map_err(|e| e.context(ctx()))?;
+        let (width, required) = self.gpu.props.width_for(f.launch.subgroup_size).map_err(|e| e.context(ctx()))?;
         let key = (qd_mir::text::print_function(f), f.launch.block, width);
         if let Some(k) = st.cache.get(&key) {
             return Ok(k.clone());

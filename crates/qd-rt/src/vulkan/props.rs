@@ -123,6 +123,30 @@ impl Props {
         )
     }
 
+    /// The width a kernel that declares `declared` (its `subgroup(W)`, if any) runs at, and the
+    /// subgroup size its pipeline must require (if any): a declared width the size control offers
+    /// is required; the device's own width needs no requirement unless the device's size may vary
+    /// (min < max), in which case the default is required so the kernel runs at the width it was
+    /// compiled for; any other declared width is refused.
+    pub fn width_for(&self, declared: Option<u32>) -> Result<(u32, Option<u32>), RtError> {
+        let dflt = self.subgroup_size;
+        let sc = self.size_control;
+        let varying = sc.is_some_and(|s| s.min != s.max);
+        match declared {
+            Some(w) if sc.is_some_and(|s| s.offers(w)) && (varying || w != dflt) => Ok((w, Some(w))),
+            Some(w) if w == dflt => Ok((w, None)),
+            Some(w) => Err(RtError::usage(format!(
+                "the kernel declares subgroup({w}) but the device runs subgroups of {dflt}{}",
+                match sc {
+                    Some(s) => format!(" (subgroup size control offers {}..{})", s.min, s.max),
+                    None => " and has no subgroup size control".to_string(),
+                }
+            ))),
+            None if varying && sc.is_some_and(|s| s.offers(dflt)) => Ok((dflt, Some(dflt))),
+            None => Ok((dflt, None)),
+        }
+    }
+
     /// The names of the supported subgroup operation classes (`basic vote arithmetic …`).
     pub fn subgroup_ops_text(&self) -> String {
         let all = [
@@ -275,6 +299,57 @@ mod tests {
         let e = l.check_interface(33, 0).unwrap_err();
         assert!(e.to_string().contains("maxPerStageDescriptorStorageBuffers"), "{e}");
         assert!(l.check_buffer(1 << 28).unwrap_err().to_string().contains("maxStorageBufferRange"));
+    }
+
+    fn props(subgroup_size: u32, size_control: Option<SizeControl>) -> Props {
+        Props {
+            name: "test".into(),
+            device_type: vk::PhysicalDeviceType::DISCRETE_GPU,
+            api_version: vk::API_VERSION_1_3,
+            reported_api: vk::API_VERSION_1_3,
+            driver_name: String::new(),
+            driver_info: String::new(),
+            subgroup_size,
+            subgroup_ops: vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::CLUSTERED,
+            size_control,
+            features: Features::default(),
+            limits: lavapipe_limits(),
+            queue_family: 0,
+            extensions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn width_choice_follows_the_declared_width_and_size_control() {
+        // lavapipe: min = max = 8 — nothing to require; 16 is refused.
+        let fixed = SizeControl { min: 8, max: 8, max_workgroup_subgroups: 32, full_subgroups: true };
+        let lp = props(8, Some(fixed));
+        assert_eq!(lp.width_for(None).unwrap(), (8, None));
+        assert_eq!(lp.width_for(Some(8)).unwrap(), (8, None));
+        let e = lp.width_for(Some(16)).unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "declares subgroup(16) but the device runs subgroups of 8 (subgroup size control offers 8..8)"
+            ),
+            "{e}"
+        );
+        // A GPU whose size varies (Intel-like 8..32, default 32): always required.
+        let vary = SizeControl { min: 8, max: 32, max_workgroup_subgroups: 64, full_subgroups: true };
+        let gpu = props(32, Some(vary));
+        assert_eq!(gpu.width_for(None).unwrap(), (32, Some(32)));
+        assert_eq!(gpu.width_for(Some(16)).unwrap(), (16, Some(16)));
+        assert_eq!(gpu.width_for(Some(32)).unwrap(), (32, Some(32)));
+        assert!(gpu.width_for(Some(64)).is_err());
+        // No size control: only the device's width.
+        let plain = props(64, None);
+        assert_eq!(plain.width_for(Some(64)).unwrap(), (64, None));
+        let e = plain.width_for(Some(32)).unwrap_err();
+        assert!(e.to_string().contains("has no subgroup size control"), "{e}");
+        assert!(
+            plain.detail().contains("discrete GPU, subgroup size 64, subgroup ops: basic clustered"),
+            "{}",
+            plain.detail()
+        );
     }
 
     #[test]
