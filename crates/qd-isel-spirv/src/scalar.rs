@@ -1,0 +1,448 @@
+//! Scalar ops: constants, arithmetic, comparisons, selects, conversions and bitcasts.
+//!
+//! Exactness is the rule (the interpreter is bit-for-bit the reference), and SPIR-V leaves more
+//! undefined than PTX, so the lowering spells out every corner the MIR defines:
+//! - float `add sub mul div` carry `NoContraction` (no fusing into an `fma`);
+//! - float `min`/`max` are selects (minNum/maxNum, NaN ignored, `-0 < +0`), not `FMin`, whose
+//!   NaN and signed-zero results are undefined;
+//! - float `rem` is an exact `fmod` (a shift-and-subtract loop, every step exact);
+//! - float → int conversions clamp in the float domain first (NaN → 0, saturation), since
+//!   `OpConvertFToS` is undefined out of range;
+//! - shifts clamp amounts ≥ the width (undefined in SPIR-V); signed `div`/`rem` patch
+//!   `INT_MIN / -1`; a zero divisor divides by 1 instead (the interpreter faults there, and the
+//!   result is unspecified as on PTX);
+//! - `clz`/`popcount`/`bitrev` on 64 bits work on the 32-bit halves (Vulkan allows the bit
+//!   instructions on 32-bit values only).
+
+use crate::control::header_loop;
+use crate::emit::TyKey;
+use crate::lower::Lower;
+use crate::CompileError;
+use qd_mir::eval::{BinOp, UnOp};
+use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
+use rspirv::spirv::{Decoration, GlslStd450Op as Glsl, Op};
+
+/// Lowers one scalar instruction.
+pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    let res = f.first_result(inst).ok_or_else(|| lw.err(None, "missing result"))?;
+    let rt = lw.scalar(res);
+    let d = match data.opcode.class() {
+        OpClass::Const => {
+            let Imm::Const(b) = data.imm else { return Err(lw.err(Some(rt), "malformed constant")) };
+            lw.c(rt, b)?
+        }
+        OpClass::Binary(op) => {
+            let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
+            binary(lw, op, rt, a, b)?
+        }
+        OpClass::Unary(op) => {
+            let a = lw.v(args[0])?;
+            unary(lw, op, rt, a)?
+        }
+        OpClass::Fma => {
+            if !rt.is_float() {
+                return Err(lw.err(Some(rt), "fma is defined on floats only"));
+            }
+            let (a, b, c) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
+            let t = lw.ty(rt)?;
+            lw.e.ext(t, Glsl::Fma as u32, &[a, b, c])
+        }
+        OpClass::Select => {
+            let (c, a, b) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
+            let t = lw.ty(rt)?;
+            lw.e.op(Op::Select, t, &[c, a, b])
+        }
+        OpClass::Cmp => {
+            let Imm::Cond(cond) = data.imm else { return Err(lw.err(None, "malformed condition")) };
+            let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
+            let ot = lw.scalar(args[0]);
+            compare(lw, cond, ot, a, b)?
+        }
+        OpClass::Cast => {
+            let a = lw.v(args[0])?;
+            let from = lw.scalar(args[0]);
+            cast(lw, from, rt, a)?
+        }
+        OpClass::Bitcast => {
+            let a = lw.v(args[0])?;
+            let from = lw.scalar(args[0]);
+            let (ft, tt) = (lw.ty(from)?, lw.ty(rt)?);
+            if ft == tt {
+                a
+            } else {
+                lw.e.op(Op::Bitcast, tt, &[a])
+            }
+        }
+        OpClass::Memory
+        | OpClass::Index
+        | OpClass::Exchange
+        | OpClass::Collective(_)
+        | OpClass::Sync
+        | OpClass::If
+        | OpClass::Loop
+        | OpClass::Terminator(_) => return Err(lw.err(Some(rt), "not a scalar op")),
+    };
+    lw.set(res, d);
+    Ok(())
+}
+
+/// An op whose result must not be contracted with its neighbours.
+fn exact(lw: &mut Lower<'_>, op: Op, t: u32, a: u32, b: u32) -> u32 {
+    let d = lw.e.op(op, t, &[a, b]);
+    lw.e.decorate(d, Decoration::NoContraction, &[]);
+    d
+}
+
+/// The unsigned integer type of a float's width and the sign bit.
+fn bits_of(lw: &mut Lower<'_>, t: ScalarType) -> (u32, u32, u64) {
+    let w = t.bits();
+    let u = lw.int_ty(w);
+    (u, w, 1u64 << (w - 1))
+}
+
+/// `a op b` on scalars of type `t`.
+pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u32) -> Result<u32, CompileError> {
+    let ty = lw.ty(t)?;
+    let bt = lw.bool_ty();
+    Ok(match t {
+        ScalarType::Bool => match op {
+            BinOp::And => lw.e.op(Op::LogicalAnd, ty, &[a, b]),
+            BinOp::Or => lw.e.op(Op::LogicalOr, ty, &[a, b]),
+            BinOp::Xor => lw.e.op(Op::LogicalNotEqual, ty, &[a, b]),
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::Min
+            | BinOp::Max
+            | BinOp::Shl
+            | BinOp::Shr => return Err(lw.err(Some(t), "not defined on bool")),
+        },
+        ScalarType::F32 | ScalarType::F64 => match op {
+            BinOp::Add => exact(lw, Op::FAdd, ty, a, b),
+            BinOp::Sub => exact(lw, Op::FSub, ty, a, b),
+            BinOp::Mul => exact(lw, Op::FMul, ty, a, b),
+            BinOp::Div => exact(lw, Op::FDiv, ty, a, b),
+            BinOp::Rem => fmod(lw, t, a, b)?,
+            BinOp::Min | BinOp::Max => {
+                // minNum/maxNum: the ordered pick, the other operand when `b` is NaN (`a` NaN
+                // already picks `b`), and equal operands (±0) combined bitwise.
+                let is_min = op == BinOp::Min;
+                let lt = lw.e.op(if is_min { Op::FOrdLessThan } else { Op::FOrdGreaterThan }, bt, &[a, b]);
+                let r0 = lw.e.op(Op::Select, ty, &[lt, a, b]);
+                let bn = lw.e.op(Op::IsNan, bt, &[b]);
+                let r1 = lw.e.op(Op::Select, ty, &[bn, a, r0]);
+                let eq = lw.e.op(Op::FOrdEqual, bt, &[a, b]);
+                let (u, _, _) = bits_of(lw, t);
+                let (ia, ib) = (lw.e.op(Op::Bitcast, u, &[a]), lw.e.op(Op::Bitcast, u, &[b]));
+                let z = lw.e.op(if is_min { Op::BitwiseOr } else { Op::BitwiseAnd }, u, &[ia, ib]);
+                let zf = lw.e.op(Op::Bitcast, ty, &[z]);
+                lw.e.op(Op::Select, ty, &[eq, zf, r1])
+            }
+            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
+                return Err(lw.err(Some(t), "not defined on floats"))
+            }
+        },
+        ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {
+            let signed = t.is_signed();
+            let w = u64::from(t.bits());
+            match op {
+                BinOp::Add => lw.e.op(Op::IAdd, ty, &[a, b]),
+                BinOp::Sub => lw.e.op(Op::ISub, ty, &[a, b]),
+                BinOp::Mul => lw.e.op(Op::IMul, ty, &[a, b]),
+                BinOp::Div | BinOp::Rem => {
+                    let (zero, one) = (lw.c(t, 0)?, lw.c(t, 1)?);
+                    let z = lw.e.op(Op::IEqual, bt, &[b, zero]);
+                    if signed {
+                        let m1 = lw.c(t, u64::MAX)?;
+                        let neg1 = lw.e.op(Op::IEqual, bt, &[b, m1]);
+                        let bad = lw.e.op(Op::LogicalOr, bt, &[z, neg1]);
+                        let bs = lw.e.op(Op::Select, ty, &[bad, one, b]);
+                        if op == BinOp::Div {
+                            let q = lw.e.op(Op::SDiv, ty, &[a, bs]);
+                            let na = lw.e.op(Op::SNegate, ty, &[a]);
+                            lw.e.op(Op::Select, ty, &[neg1, na, q])
+                        } else {
+                            // `x rem ±1` is 0, which `x rem 1` gives.
+                            lw.e.op(Op::SRem, ty, &[a, bs])
+                        }
+                    } else {
+                        let bs = lw.e.op(Op::Select, ty, &[z, one, b]);
+                        lw.e.op(if op == BinOp::Div { Op::UDiv } else { Op::UMod }, ty, &[a, bs])
+                    }
+                }
+                BinOp::Min | BinOp::Max => {
+                    let c = match (op == BinOp::Min, signed) {
+                        (true, true) => Op::SLessThan,
+                        (true, false) => Op::ULessThan,
+                        (false, true) => Op::SGreaterThan,
+                        (false, false) => Op::UGreaterThan,
+                    };
+                    let p = lw.e.op(c, bt, &[a, b]);
+                    lw.e.op(Op::Select, ty, &[p, a, b])
+                }
+                BinOp::And => lw.e.op(Op::BitwiseAnd, ty, &[a, b]),
+                BinOp::Or => lw.e.op(Op::BitwiseOr, ty, &[a, b]),
+                BinOp::Xor => lw.e.op(Op::BitwiseXor, ty, &[a, b]),
+                BinOp::Shl | BinOp::Shr => {
+                    // The amount is read unsigned; ≥ width: 0 (shl, logical shr) or the sign.
+                    let wc = lw.c(t, w)?;
+                    let big = lw.e.op(Op::UGreaterThanEqual, bt, &[b, wc]);
+                    if op == BinOp::Shr && signed {
+                        let wm1 = lw.c(t, w - 1)?;
+                        let s = lw.e.op(Op::Select, ty, &[big, wm1, b]);
+                        lw.e.op(Op::ShiftRightArithmetic, ty, &[a, s])
+                    } else {
+                        let sop = if op == BinOp::Shl { Op::ShiftLeftLogical } else { Op::ShiftRightLogical };
+                        let r = lw.e.op(sop, ty, &[a, b]);
+                        let zero = lw.c(t, 0)?;
+                        lw.e.op(Op::Select, ty, &[big, zero, r])
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Exact `fmod` (the sign of the dividend): long division of `|x|` by `|y| · 2^k`, largest `k`
+/// first, each subtraction exact. NaN operands, an infinite dividend or a zero divisor give the
+/// canonical NaN; `|x| < |y|` gives `x`.
+fn fmod(lw: &mut Lower<'_>, t: ScalarType, x: u32, y: u32) -> Result<u32, CompileError> {
+    let ty = lw.ty(t)?;
+    let bt = lw.bool_ty();
+    let (u, _, sign) = bits_of(lw, t);
+    let cf = |lw: &mut Lower<'_>, v: f64| -> Result<u32, CompileError> {
+        let bits = if t == ScalarType::F32 { u64::from((v as f32).to_bits()) } else { v.to_bits() };
+        lw.c(t, bits)
+    };
+    let (inf, zero, one, two, half) = (cf(lw, f64::INFINITY)?, cf(lw, 0.0)?, cf(lw, 1.0)?, cf(lw, 2.0)?, cf(lw, 0.5)?);
+    let nan = lw.c(t, if t == ScalarType::F32 { 0x7fc0_0000 } else { 0x7ff8_0000_0000_0000 })?;
+    let glsl_abs = Glsl::FAbs as u32;
+    let ax = lw.e.ext(ty, glsl_abs, &[x]);
+    let ay = lw.e.ext(ty, glsl_abs, &[y]);
+    let xn = lw.e.op(Op::IsNan, bt, &[x]);
+    let yn = lw.e.op(Op::IsNan, bt, &[y]);
+    let xi = lw.e.op(Op::FOrdEqual, bt, &[ax, inf]);
+    let yz = lw.e.op(Op::FOrdEqual, bt, &[ay, zero]);
+    let b1 = lw.e.op(Op::LogicalOr, bt, &[xn, yn]);
+    let b2 = lw.e.op(Op::LogicalOr, bt, &[xi, yz]);
+    let bad = lw.e.op(Op::LogicalOr, bt, &[b1, b2]);
+    let small = lw.e.op(Op::FOrdLessThan, bt, &[ax, ay]);
+    let skip = lw.e.op(Op::LogicalOr, bt, &[bad, small]);
+    // Skipped cases run the loops on 0 rem 1 (one trip each).
+    let ax0 = lw.e.op(Op::Select, ty, &[skip, zero, ax]);
+    let ay0 = lw.e.op(Op::Select, ty, &[skip, one, ay]);
+    // tt = the largest ay · 2^k ≤ ax.
+    let tt = header_loop(lw, &[ty], &[ay0], |lw, p| {
+        let t2 = exact(lw, Op::FMul, ty, p[0], two);
+        let again = lw.e.op(Op::FOrdLessThanEqual, bt, &[t2, ax0]);
+        Ok((again, vec![t2], vec![p[0]]))
+    })?[0];
+    let r = header_loop(lw, &[ty, ty], &[ax0, tt], |lw, p| {
+        let (r, tt) = (p[0], p[1]);
+        let ge = lw.e.op(Op::FOrdGreaterThanEqual, bt, &[r, tt]);
+        let sub = exact(lw, Op::FSub, ty, r, tt);
+        let r1 = lw.e.op(Op::Select, ty, &[ge, sub, r]);
+        let done = lw.e.op(Op::FOrdEqual, bt, &[tt, ay0]);
+        let again = lw.e.op(Op::LogicalNot, bt, &[done]);
+        let t2 = exact(lw, Op::FMul, ty, tt, half);
+        Ok((again, vec![r1, t2], vec![r1]))
+    })?[0];
+    let sc = lw.e.constant(u, t.bits(), sign);
+    let rb = lw.e.op(Op::Bitcast, u, &[r]);
+    let xb = lw.e.op(Op::Bitcast, u, &[x]);
+    let xs = lw.e.op(Op::BitwiseAnd, u, &[xb, sc]);
+    let rs = lw.e.op(Op::BitwiseOr, u, &[rb, xs]);
+    let signed_r = lw.e.op(Op::Bitcast, ty, &[rs]);
+    let out = lw.e.op(Op::Select, ty, &[small, x, signed_r]);
+    Ok(lw.e.op(Op::Select, ty, &[bad, nan, out]))
+}
+
+/// `op a` on a scalar of type `t`.
+pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Result<u32, CompileError> {
+    let ty = lw.ty(t)?;
+    let bt = lw.bool_ty();
+    Ok(match (op, t) {
+        (UnOp::Not, ScalarType::Bool) => lw.e.op(Op::LogicalNot, ty, &[a]),
+        (_, ScalarType::Bool) => return Err(lw.err(Some(t), "not defined on bool")),
+        // Floats: on the sign bit alone (the MIR flips or clears the sign of NaNs too).
+        (UnOp::Neg | UnOp::Abs, ScalarType::F32 | ScalarType::F64) => {
+            let (u, w, sign) = bits_of(lw, t);
+            let x = lw.e.op(Op::Bitcast, u, &[a]);
+            let r = if op == UnOp::Neg {
+                let s = lw.e.constant(u, w, sign);
+                lw.e.op(Op::BitwiseXor, u, &[x, s])
+            } else {
+                let s = lw.e.constant(u, w, sign - 1);
+                lw.e.op(Op::BitwiseAnd, u, &[x, s])
+            };
+            lw.e.op(Op::Bitcast, ty, &[r])
+        }
+        (UnOp::Neg, _) => lw.e.op(Op::SNegate, ty, &[a]),
+        (UnOp::Abs, ScalarType::U32 | ScalarType::U64) => a,
+        (UnOp::Abs, _) => {
+            let z = lw.c(t, 0)?;
+            let neg = lw.e.op(Op::SLessThan, bt, &[a, z]);
+            let n = lw.e.op(Op::SNegate, ty, &[a]);
+            lw.e.op(Op::Select, ty, &[neg, n, a])
+        }
+        (UnOp::Sqrt, ScalarType::F32 | ScalarType::F64) => lw.e.ext(ty, Glsl::Sqrt as u32, &[a]),
+        (UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::F32 | ScalarType::F64)
+        | (UnOp::Sqrt, _) => return Err(lw.err(Some(t), "not defined on this type")),
+        (UnOp::Not, _) => lw.e.op(Op::Not, ty, &[a]),
+        (UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, _) => {
+            if t.bits() == 32 {
+                bit_op32(lw, op, a)
+            } else {
+                let u = lw.int_ty(32);
+                let c32 = lw.c(t, 32)?;
+                let lo = lw.e.op(Op::UConvert, u, &[a]);
+                let hs = lw.e.op(Op::ShiftRightLogical, ty, &[a, c32]);
+                let hi = lw.e.op(Op::UConvert, u, &[hs]);
+                match op {
+                    UnOp::Bitrev => {
+                        let (rl, rh) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
+                        let (wl, wh) = (lw.e.op(Op::UConvert, ty, &[rl]), lw.e.op(Op::UConvert, ty, &[rh]));
+                        let sl = lw.e.op(Op::ShiftLeftLogical, ty, &[wl, c32]);
+                        lw.e.op(Op::BitwiseOr, ty, &[sl, wh])
+                    }
+                    UnOp::Popcount => {
+                        let (pl, ph) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
+                        let s = lw.e.op(Op::IAdd, u, &[pl, ph]);
+                        lw.e.op(Op::UConvert, ty, &[s])
+                    }
+                    _ => {
+                        let (cl, ch) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
+                        let z = lw.c_u32(0);
+                        let hz = lw.e.op(Op::IEqual, bt, &[hi, z]);
+                        let k32 = lw.c_u32(32);
+                        let low = lw.e.op(Op::IAdd, u, &[cl, k32]);
+                        let s = lw.e.op(Op::Select, u, &[hz, low, ch]);
+                        lw.e.op(Op::UConvert, ty, &[s])
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// `clz`, `popcount` or `bitrev` of a 32-bit value.
+fn bit_op32(lw: &mut Lower<'_>, op: UnOp, a: u32) -> u32 {
+    let u = lw.int_ty(32);
+    match op {
+        UnOp::Popcount => lw.e.op(Op::BitCount, u, &[a]),
+        UnOp::Bitrev => lw.e.op(Op::BitReverse, u, &[a]),
+        _ => {
+            // 31 - FindUMsb(a); FindUMsb(0) = -1 gives 32.
+            let msb = lw.e.ext(u, Glsl::FindUMsb as u32, &[a]);
+            let c31 = lw.c_u32(31);
+            lw.e.op(Op::ISub, u, &[c31, msb])
+        }
+    }
+}
+
+/// `a cond b` (signedness from the type; floats ordered except `ne`).
+pub(crate) fn compare(lw: &mut Lower<'_>, cond: CmpCond, t: ScalarType, a: u32, b: u32) -> Result<u32, CompileError> {
+    let bt = lw.bool_ty();
+    let op = match t {
+        ScalarType::Bool => match cond {
+            CmpCond::Eq => Op::LogicalEqual,
+            CmpCond::Ne => Op::LogicalNotEqual,
+            CmpCond::Lt | CmpCond::Le | CmpCond::Gt | CmpCond::Ge => {
+                return Err(lw.err(Some(t), "ordered comparisons are not defined on bool"))
+            }
+        },
+        ScalarType::F32 | ScalarType::F64 => match cond {
+            CmpCond::Eq => Op::FOrdEqual,
+            CmpCond::Ne => Op::FUnordNotEqual,
+            CmpCond::Lt => Op::FOrdLessThan,
+            CmpCond::Le => Op::FOrdLessThanEqual,
+            CmpCond::Gt => Op::FOrdGreaterThan,
+            CmpCond::Ge => Op::FOrdGreaterThanEqual,
+        },
+        _ => {
+            let s = t.is_signed();
+            match cond {
+                CmpCond::Eq => Op::IEqual,
+                CmpCond::Ne => Op::INotEqual,
+                CmpCond::Lt if s => Op::SLessThan,
+                CmpCond::Lt => Op::ULessThan,
+                CmpCond::Le if s => Op::SLessThanEqual,
+                CmpCond::Le => Op::ULessThanEqual,
+                CmpCond::Gt if s => Op::SGreaterThan,
+                CmpCond::Gt => Op::UGreaterThan,
+                CmpCond::Ge if s => Op::SGreaterThanEqual,
+                CmpCond::Ge => Op::UGreaterThanEqual,
+            }
+        }
+    };
+    // Make sure 64-bit operand types are declared with their capability.
+    lw.ty(t)?;
+    Ok(lw.e.op(op, bt, &[a, b]))
+}
+
+/// A float constant of type `t` with value `v` (exactly representable).
+fn fconst(lw: &mut Lower<'_>, t: ScalarType, v: f64) -> Result<u32, CompileError> {
+    let bits = if t == ScalarType::F32 { u64::from((v as f32).to_bits()) } else { v.to_bits() };
+    lw.c(t, bits)
+}
+
+/// `cast<to>(a)`.
+pub(crate) fn cast(lw: &mut Lower<'_>, from: ScalarType, to: ScalarType, a: u32) -> Result<u32, CompileError> {
+    use ScalarType as S;
+    let tt = lw.ty(to)?;
+    let ft = lw.ty(from)?;
+    let bt = lw.bool_ty();
+    if ft == tt {
+        return Ok(a);
+    }
+    Ok(match (from, to) {
+        (S::Bool, _) => {
+            let (one, zero) =
+                if to.is_float() { (fconst(lw, to, 1.0)?, fconst(lw, to, 0.0)?) } else { (lw.c(to, 1)?, lw.c(to, 0)?) };
+            lw.e.op(Op::Select, tt, &[a, one, zero])
+        }
+        (S::F32 | S::F64, S::Bool) => {
+            let z = fconst(lw, from, 0.0)?;
+            lw.e.op(Op::FUnordNotEqual, bt, &[a, z])
+        }
+        (_, S::Bool) => {
+            let z = lw.c(from, 0)?;
+            lw.e.op(Op::INotEqual, bt, &[a, z])
+        }
+        (S::F32 | S::F64, S::F32 | S::F64) => lw.e.op(Op::FConvert, tt, &[a]),
+        (S::F32 | S::F64, _) => {
+            // Clamp in the float domain: NaN → 0, below the range → its minimum, at or above
+            // 2^bits(-1) → the maximum (selected after the conversion).
+            let w = to.bits() as i32;
+            let (lo, hi, max) = if to.is_signed() {
+                (-(2f64.powi(w - 1)), 2f64.powi(w - 1), (1u64 << (w - 1)) - 1)
+            } else {
+                (0.0, 2f64.powi(w), if w == 64 { u64::MAX } else { (1u64 << w) - 1 })
+            };
+            let (lo_c, hi_c, zero) = (fconst(lw, from, lo)?, fconst(lw, from, hi)?, fconst(lw, from, 0.0)?);
+            let nan = lw.e.op(Op::IsNan, bt, &[a]);
+            let x0 = lw.e.op(Op::Select, ft, &[nan, zero, a]);
+            let below = lw.e.op(Op::FOrdLessThan, bt, &[x0, lo_c]);
+            let x1 = lw.e.op(Op::Select, ft, &[below, lo_c, x0]);
+            let over = lw.e.op(Op::FOrdGreaterThanEqual, bt, &[x1, hi_c]);
+            let x2 = lw.e.op(Op::Select, ft, &[over, zero, x1]);
+            let r = lw.e.op(if to.is_signed() { Op::ConvertFToS } else { Op::ConvertFToU }, tt, &[x2]);
+            let m = lw.c(to, max)?;
+            lw.e.op(Op::Select, tt, &[over, m, r])
+        }
+        (_, S::F32 | S::F64) => lw.e.op(if from.is_signed() { Op::ConvertSToF } else { Op::ConvertUToF }, tt, &[a]),
+        _ if from.bits() < to.bits() => lw.e.op(if from.is_signed() { Op::SConvert } else { Op::UConvert }, tt, &[a]),
+        _ => lw.e.op(Op::UConvert, tt, &[a]),
+    })
+}
+
+/// The `uvec2` type (64-bit values travel through subgroup ops as two words).
+pub(crate) fn uvec2(lw: &mut Lower<'_>) -> u32 {
+    let u = lw.int_ty(32);
+    lw.e.ty(TyKey::Vector(u, 2))
+}
