@@ -66,6 +66,8 @@ struct State {
 /// A Vulkan physical device, opened.
 pub(crate) struct VulkanDevice {
     pub(crate) gpu: Arc<Gpu>,
+    /// The SPIR-V target environment kernels are compiled for.
+    env: qd_isel_spirv::TargetEnv,
     state: Mutex<State>,
     timeout: Duration,
     /// The saturating grid's unit count.
@@ -122,8 +124,10 @@ pub(crate) fn open(ordinal: usize) -> Result<(VulkanDevice, DeviceInfo), RtError
         GPU_SATURATING_UNITS
     };
     let timeout = std::env::var("QD_VULKAN_TIMEOUT_S").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60);
+    let env = spirv::env_for(p)?;
     let info = info(ordinal, p);
     let d = VulkanDevice {
+        env,
         gpu,
         state: Mutex::new(State { cache: HashMap::new(), pending: Vec::new(), poisoned: None }),
         timeout: Duration::from_secs(timeout),
@@ -175,7 +179,7 @@ impl VulkanDevice {
         let limits = &self.gpu.props.limits;
         limits.check_block(f.launch.block).map_err(|e| e.context(ctx()))?;
         limits.check_shared(shared_bytes(f)).map_err(|e| e.context(ctx()))?;
-        let c = spirv::compile(f, &self.gpu.props, width).map_err(|e| e.context(ctx()))?;
+        let c = spirv::compile(f, &self.gpu.props, self.env, width).map_err(|e| e.context(ctx()))?;
         let k = self.make_kernel(f.launch.block, c, width, required).map_err(|e| e.context(ctx()))?;
         let k = Arc::new(k);
         st.cache.insert(key, k.clone());
