@@ -39,12 +39,26 @@ pub(crate) fn is_fatal(e: &RtError) -> bool {
 }
 
 /// The Vulkan loader, opened once per process.
+///
+/// lavapipe's on-disk shader cache (Mesa 22.3) does not include `LP_NATIVE_VECTOR_WIDTH` in its
+/// key: a process at another width would run machine code compiled for the width of an earlier
+/// process (8-lane subgroup operations while the driver reports 4 or 16), and would store its own
+/// code for later processes at the default width. So when that variable is set, the Mesa shader
+/// cache is turned off (`MESA_SHADER_CACHE_DISABLE=true`, unless the variable is set already)
+/// before any driver is loaded.
 fn entry() -> Result<&'static ash::Entry, RtError> {
     static ENTRY: OnceLock<Result<ash::Entry, String>> = OnceLock::new();
-    // SAFETY: `Entry::load` dlopens the system's Vulkan loader and resolves its entry points; the
-    // loader's initialisation has no preconditions. The entry is kept for the whole process (in a
-    // static), so no function pointer outlives the library.
-    let r = ENTRY.get_or_init(|| unsafe { ash::Entry::load() }.map_err(|e| e.to_string()));
+    let r = ENTRY.get_or_init(|| {
+        if std::env::var_os("LP_NATIVE_VECTOR_WIDTH").is_some()
+            && std::env::var_os("MESA_SHADER_CACHE_DISABLE").is_none()
+        {
+            std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
+        }
+        // SAFETY: `Entry::load` dlopens the system's Vulkan loader and resolves its entry points;
+        // the loader's initialisation has no preconditions. The entry is kept for the whole
+        // process (in a static), so no function pointer outlives the library.
+        unsafe { ash::Entry::load() }.map_err(|e| e.to_string())
+    });
     r.as_ref().map_err(|e| {
         RtError::unavailable(format!(
             "no Vulkan loader (libvulkan.so.1) found: {e} (install libvulkan1 and a driver, e.g. mesa-vulkan-drivers)"
