@@ -783,7 +783,8 @@ impl Lower<'_> {
                 let (p, i) = (self.v(args[0])?, self.v(args[1])?);
                 let it = self.scalar(args[1]);
                 let i32_ = if it.bits() == 64 { self.e.op(Op::UConvert, u, &[i]) } else { i };
-                let d = self.e.op(Op::IAdd, u, &[p, i32_]);
+                let zero = self.c_u32(0);
+                let d = if p == zero { i32_ } else { self.e.op(Op::IAdd, u, &[p, i32_]) };
                 self.set(r, d);
                 Ok(())
             }

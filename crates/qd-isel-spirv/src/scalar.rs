@@ -36,7 +36,25 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
         }
         OpClass::Binary(op) => {
             let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
-            binary(lw, op, rt, a, b)?
+            match const_of(lw, args[1]) {
+                // A constant divisor that is neither 0 nor (signed) -1 needs no guard.
+                Some(k)
+                    if matches!(op, BinOp::Div | BinOp::Rem)
+                        && rt.is_int()
+                        && k != 0
+                        && !(rt.is_signed() && qd_mir::eval::as_i64(rt, k) == -1) =>
+                {
+                    let ty = lw.ty(rt)?;
+                    let sop = match (op == BinOp::Div, rt.is_signed()) {
+                        (true, true) => Op::SDiv,
+                        (true, false) => Op::UDiv,
+                        (false, true) => Op::SRem,
+                        (false, false) => Op::UMod,
+                    };
+                    lw.e.op(sop, ty, &[a, b])
+                }
+                _ => binary(lw, op, rt, a, b)?,
+            }
         }
         OpClass::Unary(op) => {
             let a = lw.v(args[0])?;
@@ -87,6 +105,17 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
     };
     lw.set(res, d);
     Ok(())
+}
+
+/// The bits of a value defined by a `const`.
+pub(crate) fn const_of(lw: &Lower<'_>, v: qd_mir::Value) -> Option<u64> {
+    match lw.f.values[v].def {
+        qd_mir::ValueDef::Result(i, _) if lw.f.insts[i].opcode == qd_mir::Opcode::Const => match lw.f.insts[i].imm {
+            Imm::Const(b) => Some(b),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An op whose result must not be contracted with its neighbours.

@@ -1,6 +1,7 @@
 //! Every kernel of the repository's filetests and doc examples compiles for every target
 //! environment (at subgroup widths 4, 8, 16, 32 and 64), and `spirv-val --target-env <env>`
-//! accepts every module. spirv-val comes from Debian's `spirv-tools`; without it the validation
+//! accepts every module; also the interpreter-test kernels when they have been dumped to
+//! `QD_KERNEL_CORPUS` (default `target/qd-kernel-corpus`). spirv-val comes from Debian's `spirv-tools`; without it the validation
 //! test says it is skipped — unless `QD_REQUIRE_SPIRV_VAL=1`, when it fails.
 
 use qd_isel_spirv::{compile_kernel, DeviceCaps, SpirvOptions, TargetEnv};
@@ -17,6 +18,12 @@ fn repo() -> PathBuf {
 fn modules() -> Vec<(PathBuf, Module)> {
     let mut files = Vec::new();
     let mut stack = vec![repo().join("tests/filetests"), repo().join("docs")];
+    // The interpreter-test kernels, when dumped (`QD_DUMP_KERNELS=DIR cargo test -p qd-mir --lib interp::`).
+    stack.push(
+        std::env::var_os("QD_KERNEL_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo().join("target/qd-kernel-corpus")),
+    );
     while let Some(dir) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&dir) else { continue };
         for e in rd.flatten() {

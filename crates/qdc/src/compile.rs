@@ -1,12 +1,17 @@
 //! `qdc compile FILE.qdm --target sm_XY --emit ptx [-o OUT] [--kernel NAME] [--reduce R]`: PTX for
 //! one kernel, or for every kernel of the file (each a separate PTX module, written one after
-//! another, each preceded by a `// ---- kernel @NAME` comment line).
+//! another, each preceded by a `// ---- kernel @NAME` comment line). `--target vulkan1.x` goes to
+//! `compile_spirv.rs`.
 
 use crate::{load, verify};
 use qd_isel_ptx::{compile_kernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
 
 /// Runs `qdc compile`.
 pub fn compile(args: &[String]) -> Result<(), String> {
+    let vulkan = args.windows(2).any(|w| w[0] == "--target" && w[1].starts_with("vulkan"));
+    if vulkan {
+        return crate::compile_spirv::compile(args);
+    }
     let mut file = None;
     let mut target = None;
     let mut emit = None;

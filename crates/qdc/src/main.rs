@@ -10,6 +10,9 @@
 //! - `qdc compile FILE.qdm --target sm_XY [--emit ptx] [-o OUT] [--kernel NAME]
 //!   [--reduce auto|redux|shuffle] [--max-version X.Y]` prints (or writes) PTX: one kernel's
 //!   module, or every kernel's module one after another, each after a `// ---- kernel @NAME` line.
+//! - `qdc compile FILE.qdm --target vulkan1.1|vulkan1.2|vulkan1.3 --emit spv|spvasm [-o OUT]
+//!   [--kernel NAME] [--subgroup-size W] [--reduce auto|group|clustered|shuffle]` writes SPIR-V
+//!   (binary words of one kernel, or the spvasm text of each).
 //! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each Vulkan device) and says why
 //!   CUDA or Vulkan is absent.
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
@@ -26,6 +29,7 @@
 
 mod asm;
 mod compile;
+mod compile_spirv;
 mod demo;
 mod devices;
 mod disasm;
@@ -43,6 +47,8 @@ USAGE:
           [--subgroup-size S] [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
   qdc compile FILE.qdm --target SM [--emit ptx] [-o OUT] [--kernel NAME] [--reduce R]
           [--max-version X.Y]
+  qdc compile FILE.qdm --target VK --emit spv|spvasm [-o OUT] [--kernel NAME]
+          [--subgroup-size W] [--reduce auto|group|clustered|shuffle]
   qdc devices
   qdc demo [--subgroup-size S]
   qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
@@ -56,6 +62,8 @@ SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.n
 SM: sm_70 | sm_75 | sm_80 | sm_86 | sm_89 | sm_90; R: auto | redux | shuffle (compile writes every
     kernel's PTX module one after another, each after a `// ---- kernel @NAME` line, unless
     --kernel picks one)
+VK: vulkan1.1 | vulkan1.2 | vulkan1.3 (SPIR-V 1.3 / 1.5 / 1.6 for lavapipe's capabilities at width W,
+    default 8; spv needs one kernel)
 T: gfx90a | gfx942 | gfx1100 | gfx1100:wave32 (AMDGCN; OUT defaults to FILE.co, NAME to the
    file stem; ABI: kernarg pointer in s[0:1], workgroup ids x,y,z in s2..s4, work-item ids in v0)
 ";

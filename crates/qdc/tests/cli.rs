@@ -102,3 +102,56 @@ fn demo_prints_verified_sums() {
     assert!(text.contains("subgroup.reduce add"), "{text}");
     assert!(text.contains("all 64 sums match the plain-Rust reference"), "{text}");
 }
+
+#[test]
+fn compile_for_vulkan_emits_spvasm_and_spv() {
+    let scan = example("scan.qdm");
+    for env in ["vulkan1.1", "vulkan1.2", "vulkan1.3"] {
+        let out = qdc(&["compile", &scan, "--target", env, "--emit", "spvasm"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = match env {
+            "vulkan1.1" => "; Version: 1.3",
+            "vulkan1.2" => "; Version: 1.5",
+            _ => "; Version: 1.6",
+        };
+        assert!(text.contains(version), "{text}");
+        assert!(text.contains("OpEntryPoint GLCompute %1 \"main\""), "{text}");
+        assert!(text.contains("OpExecutionMode %1 LocalSize 64 1 1"), "{text}");
+        assert!(text.contains("OpGroupNonUniformIAdd"), "{text}");
+    }
+    let spv = std::env::temp_dir().join(format!("qdc-cli-{}-scan.spv", std::process::id()));
+    let spv_s = spv.to_string_lossy().into_owned();
+    let out = qdc(&["compile", &scan, "--target", "vulkan1.2", "--emit", "spv", "-o", &spv_s]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&spv).expect("spv written");
+    assert_eq!(bytes.len() % 4, 0);
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
+    assert_eq!(&bytes[4..8], &0x0001_0500u32.to_le_bytes());
+    if let Ok(v) = Command::new("spirv-val").args(["--target-env", "vulkan1.2", &spv_s]).output() {
+        assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    }
+    let _ = std::fs::remove_file(&spv);
+}
+
+#[test]
+fn compile_for_vulkan_reports_bad_requests() {
+    let two = temp_file(
+        "two_kernels.qdm",
+        "kernel @a() block(8, 1, 1) grid(1, 1, 1) {\n  return\n}\nkernel @b() block(8, 1, 1) grid(1, 1, 1) {\n  return\n}\n",
+    );
+    let out = qdc(&["compile", &two, "--target", "vulkan1.1", "--emit", "spv"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pick one with --kernel NAME"));
+    let out = qdc(&["compile", &two, "--target", "vulkan1.1", "--emit", "spv", "--kernel", "b"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = qdc(&["compile", &two, "--target", "vulkan1.4", "--emit", "spv"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown target 'vulkan1.4'"));
+    let out = qdc(&["compile", &two, "--target", "vulkan1.1", "--emit", "ptx"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--emit ptx is not supported for vulkan1.1"));
+    // A width the kernel was not built for is a compile error naming both.
+    let w16 = temp_file("w16.qdm", "kernel @k() block(16, 1, 1) grid(1, 1, 1) subgroup(16) {\n  return\n}\n");
+    let out = qdc(&["compile", &w16, "--target", "vulkan1.3", "--emit", "spvasm", "--subgroup-size", "8"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("subgroup(16)") && err.contains("vulkan1.3") && err.contains("8 lanes"), "{err}");
+}

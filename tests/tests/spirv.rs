@@ -1,0 +1,347 @@
+//! The SPIR-V back end against its oracles: every kernel of every filetest, of `docs/examples`
+//! and (when dumped) of the interpreter tests compiles for vulkan1.1, vulkan1.2 and vulkan1.3,
+//! `spirv-val --target-env <env>` accepts each module, and the vulkan1.1 spvasm of each filetest
+//! is an insta snapshot a human reviews. Also the back end's errors: a capability the device
+//! lacks, a subgroup width mismatch, an (op, type, strategy) with no lowering, device limits.
+//!
+//! spirv-val comes from Debian's `spirv-tools` (`scripts/test.sh` installs it). Without it the
+//! validation test says it is skipped — unless `QD_REQUIRE_SPIRV_VAL=1`, when it fails. The
+//! interpreter-test kernels are read from `QD_KERNEL_CORPUS` (default `target/qd-kernel-corpus`,
+//! written by `QD_DUMP_KERNELS=DIR cargo test -p qd-mir --lib interp::`) when that directory exists.
+
+use qd_isel_spirv::{compile_kernel, disassemble, DeviceCaps, ReduceStrategy, SpirvOptions, SubgroupOps, TargetEnv};
+use qd_mir::verify::verify_module;
+use qd_mir::{Function, Module};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the repository root").to_path_buf()
+}
+
+fn corpus_dir() -> PathBuf {
+    std::env::var_os("QD_KERNEL_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo().join("target/qd-kernel-corpus"))
+}
+
+/// Every `.qdm` under the filetests, the docs' examples and the kernel corpus.
+fn qdm_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![repo().join("tests/filetests"), repo().join("docs"), corpus_dir()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd {
+            let p = e.expect("readable dir entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "qdm") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The verified modules (files that are meant to fail parsing or verification are left out).
+fn modules() -> Vec<(PathBuf, Module)> {
+    qdm_files()
+        .into_iter()
+        .filter_map(|p| {
+            let src = std::fs::read_to_string(&p).ok()?;
+            let m = qd_mir::parse_module(&src).ok()?;
+            verify_module(&m).ok()?;
+            Some((p, m))
+        })
+        .collect()
+}
+
+/// lavapipe's capabilities at the kernel's declared width (8 when it declares none).
+fn opts_for(f: &Function, env: TargetEnv) -> SpirvOptions {
+    let w = f.launch.subgroup_size.unwrap_or(8);
+    SpirvOptions::new(env, DeviceCaps { subgroup_size: w, ..DeviceCaps::lavapipe() })
+}
+
+#[test]
+fn every_kernel_compiles_for_every_env() {
+    let mut n = 0;
+    for (path, m) in modules() {
+        for f in &m.kernels {
+            for env in TargetEnv::ALL {
+                let k = compile_kernel(f, &opts_for(f, env))
+                    .unwrap_or_else(|e| panic!("{} @{} for {env}: {e}", path.display(), f.name));
+                let (maj, min) = env.spirv_version();
+                assert_eq!(k.words[1], (u32::from(maj) << 16) | (u32::from(min) << 8));
+                assert_eq!(k.local_size, f.launch.block);
+                assert_eq!(k.bindings.len(), f.params.iter().filter(|p| p.ty.is_ptr()).count());
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 3 * 60, "only {n} kernel × env compilations: the filetests went missing?");
+}
+
+fn spirv_val() -> Option<PathBuf> {
+    let p = std::env::var_os("QD_SPIRV_VAL").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("spirv-val"));
+    Command::new(&p).arg("--version").output().ok().filter(|o| o.status.success()).map(|_| p)
+}
+
+#[test]
+fn spirv_val_accepts_every_module_for_every_env() {
+    let Some(val) = spirv_val() else {
+        let required = std::env::var("QD_REQUIRE_SPIRV_VAL").is_ok_and(|v| v == "1");
+        assert!(!required, "QD_REQUIRE_SPIRV_VAL=1 but spirv-val is not installed");
+        eprintln!("SKIPPED: spirv-val not found (apt-get install spirv-tools)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("qd-spirv-val-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut jobs: Vec<(String, TargetEnv, PathBuf)> = Vec::new();
+    for (path, m) in modules() {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("k").to_string();
+        for f in &m.kernels {
+            for env in TargetEnv::ALL {
+                let k = compile_kernel(f, &opts_for(f, env)).expect("compiles (checked by the other test)");
+                let file = dir.join(format!("{stem}-{}-{}.spv", f.name, env.name()));
+                let bytes: Vec<u8> = k.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                std::fs::write(&file, bytes).expect("write spv");
+                jobs.push((format!("{} @{}", path.display(), f.name), env, file));
+            }
+        }
+    }
+    let total = jobs.len();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    let chunks: Vec<Vec<(String, TargetEnv, PathBuf)>> =
+        (0..workers).map(|w| jobs.iter().skip(w).step_by(workers).cloned().collect()).collect();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let val = &val;
+                s.spawn(move || {
+                    let mut fails = Vec::new();
+                    for (what, env, file) in chunk {
+                        let out = Command::new(val)
+                            .arg("--target-env")
+                            .arg(env.name())
+                            .arg(file)
+                            .output()
+                            .expect("spirv-val runs");
+                        if !out.status.success() {
+                            fails.push(format!(
+                                "{what} on {env}: {}{}",
+                                String::from_utf8_lossy(&out.stderr),
+                                String::from_utf8_lossy(&out.stdout)
+                            ));
+                        }
+                    }
+                    fails
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("worker")).collect()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    for env in TargetEnv::ALL {
+        let n = jobs.iter().filter(|j| j.1 == env).count();
+        let bad = failures.iter().filter(|f| f.contains(&format!(" on {env}:"))).count();
+        eprintln!("spirv-val --target-env {env}: {} of {n} modules accepted", n - bad);
+    }
+    assert!(failures.is_empty(), "spirv-val rejected {} module(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(total >= 3 * 60);
+}
+
+#[test]
+fn spirv_snapshots() {
+    insta::glob!("../filetests", "**/*.qdm", |path| {
+        let src = std::fs::read_to_string(path).expect("readable");
+        let Ok(m) = qd_mir::parse_module(&src) else { return };
+        if verify_module(&m).is_err() {
+            return;
+        }
+        let mut text = String::new();
+        for f in &m.kernels {
+            let k = compile_kernel(f, &opts_for(f, TargetEnv::Vulkan1_1)).expect("compiles");
+            text.push_str(&format!("; ---- kernel @{} (subgroup {})\n", f.name, f.launch.subgroup_size.unwrap_or(8)));
+            text.push_str(&disassemble(&k.words));
+        }
+        if !text.is_empty() {
+            insta::assert_snapshot!("spirv_vulkan1_1", text);
+        }
+    });
+}
+
+fn kernel(src: &str) -> Function {
+    let m = qd_mir::parse_module(src).unwrap_or_else(|e| panic!("{}", e.render(src, "test")));
+    m.kernels.into_iter().next().expect("one kernel")
+}
+
+const REDUCE: &str = "\
+kernel @r(%a: ptr<global, T>) block(32, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %p = ptr.offset %a, %t : ptr<global, T>
+  %v = load %p : T
+  %s = subgroup.reduce add TILE%v : T
+  store %p, %s
+  return
+}
+";
+
+fn reduce(ty: &str, tile: &str) -> Function {
+    kernel(&REDUCE.replace("TILE", tile).replace('T', ty))
+}
+
+fn asm(f: &Function, opts: &SpirvOptions) -> String {
+    disassemble(&compile_kernel(f, opts).unwrap_or_else(|e| panic!("{e}")).words)
+}
+
+#[test]
+fn reduce_strategy_is_chosen_by_device_and_forceable() {
+    let lvp = SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe());
+    let all = SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps { subgroup_size: 8, ..DeviceCaps::all() });
+    // Full-subgroup u32: the group op; f32: the butterfly (3 ShuffleXor at width 8).
+    let text = asm(&reduce("u32", ""), &lvp);
+    assert!(text.contains("OpGroupNonUniformIAdd") && text.contains(" Reduce "), "{text}");
+    let text = asm(&reduce("f32", ""), &lvp);
+    assert_eq!(text.matches("OpGroupNonUniformShuffleXor").count(), 3, "{text}");
+    assert!(!text.contains("OpGroupNonUniformFAdd"), "{text}");
+    // A 4-lane tile: ClusteredReduce where the device has it, the tree on lavapipe.
+    let tile = reduce("u32", "tile(2) ");
+    let text = asm(&tile, &all);
+    assert!(text.contains("ClusteredReduce") && text.contains("OpCapability GroupNonUniformClustered"), "{text}");
+    let text = asm(&tile, &lvp);
+    assert!(!text.contains("ClusteredReduce") && text.matches("OpGroupNonUniformShuffleXor").count() == 2, "{text}");
+    // Forced: the tree even for u32; clustered on lavapipe is an error naming the capability.
+    let text = asm(&reduce("u32", ""), &SpirvOptions { reduce: ReduceStrategy::ShuffleTree, ..lvp });
+    assert!(!text.contains("OpGroupNonUniformIAdd") && text.contains("OpGroupNonUniformShuffleXor"), "{text}");
+    let e = compile_kernel(&tile, &SpirvOptions { reduce: ReduceStrategy::Clustered, ..lvp }).unwrap_err();
+    assert_eq!(e.capability.as_deref(), Some("GroupNonUniformClustered"));
+    assert_eq!(e.op.as_deref(), Some("subgroup.reduce"));
+    assert!(e.to_string().contains("vulkan1.1") && e.to_string().contains("CLUSTERED"), "{e}");
+}
+
+#[test]
+fn a_strategy_without_an_exact_lowering_is_an_error_naming_op_type_and_target() {
+    let f = reduce("f32", "");
+    let opts = SpirvOptions {
+        reduce: ReduceStrategy::GroupArithmetic,
+        ..SpirvOptions::new(TargetEnv::Vulkan1_2, DeviceCaps::lavapipe())
+    };
+    let e = compile_kernel(&f, &opts).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("subgroup.reduce") && msg.contains("f32") && msg.contains("vulkan1.2"), "{msg}");
+    assert_eq!(e.ty.as_deref(), Some("f32"));
+}
+
+#[test]
+fn a_capability_the_device_lacks_is_an_error_naming_it_and_the_op() {
+    let env = TargetEnv::Vulkan1_3;
+    let no64 = DeviceCaps { float64: false, int64: false, ..DeviceCaps::lavapipe() };
+    let e = compile_kernel(&reduce("f64", ""), &SpirvOptions::new(env, no64)).unwrap_err();
+    assert_eq!(e.capability.as_deref(), Some("Float64"));
+    assert_eq!(e.ty.as_deref(), Some("f64"));
+    assert!(e.to_string().contains("shaderFloat64") && e.to_string().contains("vulkan1.3"), "{e}");
+    let e = compile_kernel(&reduce("u64", ""), &SpirvOptions::new(env, no64)).unwrap_err();
+    assert_eq!(e.capability.as_deref(), Some("Int64"));
+    assert_eq!(e.ty.as_deref(), Some("u64"));
+    let no_shuffle = DeviceCaps {
+        subgroup_ops: SubgroupOps { shuffle: false, ..DeviceCaps::lavapipe().subgroup_ops },
+        ..DeviceCaps::lavapipe()
+    };
+    let f = kernel(
+        "kernel @s(%a: ptr<global, u32>) block(8, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %p = ptr.offset %a, %t : ptr<global, u32>
+  %v = load %p : u32
+  %one = const 1 : u32
+  %s = shuffle.xor %v, %one : u32
+  store %p, %s
+  return
+}
+",
+    );
+    let e = compile_kernel(&f, &SpirvOptions::new(env, no_shuffle)).unwrap_err();
+    assert_eq!(e.capability.as_deref(), Some("GroupNonUniformShuffle"));
+    assert_eq!(e.op.as_deref(), Some("shuffle.xor"));
+    let no_fadd = DeviceCaps { float32_atomic_add: false, ..DeviceCaps::lavapipe() };
+    let f = kernel(
+        "kernel @fa(%a: ptr<global, f32>) block(8, 1, 1) grid(1, 1, 1) {
+  %z = const 0 : u32
+  %p = ptr.offset %a, %z : ptr<global, f32>
+  %h = const 0.5 : f32
+  %o = atomic.rmw add device %p, %h : f32
+  return
+}
+",
+    );
+    let e = compile_kernel(&f, &SpirvOptions::new(env, no_fadd)).unwrap_err();
+    assert_eq!(e.capability.as_deref(), Some("AtomicFloat32AddEXT"));
+    assert_eq!(e.op.as_deref(), Some("atomic.rmw"));
+    let text = asm(&f, &SpirvOptions::new(env, DeviceCaps::lavapipe()));
+    assert!(text.contains("OpExtension \"SPV_EXT_shader_atomic_float_add\"") && text.contains("OpAtomicFAddEXT"));
+}
+
+#[test]
+fn a_subgroup_width_mismatch_is_an_error_naming_both_widths() {
+    let f = kernel("kernel @k() block(16, 1, 1) grid(1, 1, 1) subgroup(16) {\n  return\n}\n");
+    let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("subgroup(16)") && msg.contains("8 lanes") && msg.contains("vulkan1.1"), "{msg}");
+    let caps16 = DeviceCaps { subgroup_size: 16, ..DeviceCaps::lavapipe() };
+    assert!(compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, caps16)).is_ok());
+}
+
+#[test]
+fn device_limits_are_errors_naming_the_limit() {
+    let f = kernel("kernel @big() block(64, 1, 1) grid(1, 1, 1) {\n  shared @s: [f64; 5000]\n  return\n}\n");
+    let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
+    assert!(e.to_string().contains("maxComputeSharedMemorySize") && e.to_string().contains("40000"), "{e}");
+    let small = DeviceCaps { max_workgroup_invocations: 32, ..DeviceCaps::lavapipe() };
+    let g = kernel("kernel @wide() block(64, 1, 1) grid(1, 1, 1) {\n  return\n}\n");
+    let e = compile_kernel(&g, &SpirvOptions::new(TargetEnv::Vulkan1_1, small)).unwrap_err();
+    assert!(e.to_string().contains("maxComputeWorkGroupInvocations"), "{e}");
+}
+
+#[test]
+fn a_pointer_with_two_bases_is_an_error() {
+    let f = kernel(
+        "kernel @two(%a: ptr<global, u32>, %b: ptr<global, u32>) block(8, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %z = const 0 : u32
+  %c = cmp eq %t, %z : bool
+  %p = select %c, %a, %b : ptr<global, u32>
+  store %p, %t
+  return
+}
+",
+    );
+    let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
+    assert_eq!(e.op.as_deref(), Some("select"));
+    assert!(e.to_string().contains("two different buffers"), "{e}");
+}
+
+#[test]
+fn the_abi_puts_buffers_in_bindings_and_scalars_in_push_constants() {
+    let f = kernel(
+        "kernel @abi(%x: u32 uniform, %a: ptr<global, f32>, %y: f64 uniform, %flag: bool uniform, %b: ptr<global, bool>, %z: i32 uniform) block(8, 2, 1) grid(1, 1, 1) {
+  return
+}
+",
+    );
+    let k = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_2, DeviceCaps::lavapipe())).unwrap();
+    let b: Vec<(usize, u32, u32)> = k.bindings.iter().map(|b| (b.param, b.set, b.binding)).collect();
+    assert_eq!(b, vec![(1, 0, 0), (4, 0, 1)]);
+    let p: Vec<(usize, u32)> = k.push_constants.iter().map(|p| (p.param, p.offset)).collect();
+    assert_eq!(p, vec![(0, 0), (2, 8), (3, 16), (5, 20)]);
+    assert_eq!(k.push_constant_bytes, 24);
+    assert_eq!(k.local_size, [8, 2, 1]);
+    let text = disassemble(&k.words);
+    assert!(text.contains("OpMemberDecorate %") && text.contains(" 1 Offset 8"), "{text}");
+}
+
+#[test]
+fn a_kernel_that_does_not_verify_is_an_error() {
+    let mut f = reduce("u32", "");
+    f.launch.block = [0, 1, 1];
+    let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
+    assert!(e.to_string().contains("does not verify"), "{e}");
+}
