@@ -74,6 +74,17 @@ pub(crate) struct VulkanDevice {
     pub units: u32,
 }
 
+impl Drop for VulkanDevice {
+    fn drop(&mut self) {
+        // Wait for the low-level launches still pending, so their buffers and pipelines can be
+        // freed (a launch that does not finish within the timeout is leaked instead).
+        let st = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        for p in &mut st.pending {
+            let _ = p.wait(self.timeout);
+        }
+    }
+}
+
 /// The description of each Vulkan device (by ordinal), or why there is none.
 pub(crate) fn list() -> Result<Vec<DeviceInfo>, RtError> {
     let all = raw::list()?;

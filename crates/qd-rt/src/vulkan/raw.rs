@@ -757,7 +757,9 @@ impl Drop for Pending {
         // SAFETY: the fence is valid; its status is a query without side effects.
         let finished = self.done || !self.submitted || unsafe { g.device.get_fence_status(self.fence) } == Ok(true);
         if !finished {
-            // Still running (dropped after an error): leak the objects rather than block.
+            // Still running (dropped after an error): leak the objects, and the pipelines and
+            // buffers it uses, rather than block or free memory the dispatch may still touch.
+            std::mem::forget(std::mem::take(&mut self._keep));
             return;
         }
         let pool = g.cmd_pool.lock().unwrap_or_else(|e| e.into_inner());

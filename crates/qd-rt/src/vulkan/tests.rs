@@ -179,3 +179,20 @@ fn bad_modules_and_arguments_are_errors() {
     let e = dev.make_kernel([64, 1, 1], c, 8, None).err().unwrap();
     assert!(e.to_string().contains("maxPushConstantsSize"), "{e}");
 }
+
+#[test]
+fn dropping_the_device_with_launches_pending() {
+    let Some(dev) = device("dropping_the_device_with_launches_pending") else { return };
+    let k = add_k(&dev);
+    let f = signature();
+    let data = Arc::new(dev.upload(&bytes([1; 128])).unwrap());
+    let width = Arc::new(dev.upload(&bytes([0; 128])).unwrap());
+    for a in 0..8 {
+        let s = vec![Slot::Buf(data.clone()), Slot::Buf(width.clone()), Slot::Scalar(ScalarType::U32, a)];
+        dev.launch(dev.dispatch(&k, &f, &s, None).unwrap().unwrap()).unwrap();
+    }
+    drop((k, width));
+    let data = Arc::try_unwrap(data).ok();
+    assert!(data.is_none(), "the pending launches hold the buffer");
+    drop(dev); // waits for them, then frees everything
+}
