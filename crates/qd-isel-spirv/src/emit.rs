@@ -8,6 +8,39 @@
 
 use rspirv::spirv::{Capability, Decoration, Op, StorageClass};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for the small integer keys of the type and constant tables (SipHash
+/// would dominate the emitter's time).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// A type, by its defining operands (types are deduplicated on this key).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -59,10 +92,10 @@ pub(crate) struct Emitter {
     glsl: u32,
     annotations: Vec<u32>,
     globals: Vec<u32>,
-    tys: HashMap<TyKey, u32>,
-    consts: HashMap<(u32, u64), u32>,
-    undefs: HashMap<u32, u32>,
-    nulls: HashMap<u32, u32>,
+    tys: FxMap<TyKey, u32>,
+    consts: FxMap<(u32, u64), u32>,
+    undefs: FxMap<u32, u32>,
+    nulls: FxMap<u32, u32>,
     pub blocks: Vec<Block>,
     pub cur: Option<usize>,
 }
@@ -76,10 +109,10 @@ impl Emitter {
             glsl: 0,
             annotations: Vec::with_capacity(64),
             globals: Vec::with_capacity(256),
-            tys: HashMap::new(),
-            consts: HashMap::new(),
-            undefs: HashMap::new(),
-            nulls: HashMap::new(),
+            tys: FxMap::default(),
+            consts: FxMap::default(),
+            undefs: FxMap::default(),
+            nulls: FxMap::default(),
             blocks: Vec::with_capacity(16),
             cur: None,
         }
@@ -278,11 +311,13 @@ impl Emitter {
     /// A `GLSL.std.450` instruction.
     pub fn ext(&mut self, ty: u32, inst: u32, args: &[u32]) -> u32 {
         let set = self.glsl();
-        let mut a = Vec::with_capacity(args.len() + 2);
-        a.push(set);
-        a.push(inst);
-        a.extend_from_slice(args);
-        self.op(Op::ExtInst, ty, &a)
+        let id = self.id();
+        let i = self.cur_index();
+        let b = &mut self.blocks[i].body;
+        b.push(((args.len() as u32 + 5) << 16) | Op::ExtInst as u32);
+        b.extend_from_slice(&[ty, id, set, inst]);
+        b.extend_from_slice(args);
+        id
     }
 
     /// A terminator: ends the current block.
