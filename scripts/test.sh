@@ -52,6 +52,39 @@ else
   echo "warning: ptxas missing; the PTX oracle tests will skip"
 fi
 
+# SPIR-V and Vulkan oracles from Debian: spirv-val / spirv-dis (spirv-tools), glslangValidator
+# (glslang-tools), and Mesa's lavapipe — a real Vulkan implementation on the CPU — with the loader
+# and vulkaninfo (mesa-vulkan-drivers, libvulkan1, vulkan-tools). qd loads libvulkan.so.1 at run
+# time; nothing links it. When they are there, QD_REQUIRE_SPIRV_VAL=1 and QD_REQUIRE_VULKAN=1 make
+# the SPIR-V validation and vulkan device tests fail instead of skipping.
+vk_ready() {
+  command -v spirv-val >/dev/null 2>&1 && command -v glslangValidator >/dev/null 2>&1 \
+    && command -v vulkaninfo >/dev/null 2>&1 && ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1
+}
+if ! vk_ready; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      spirv-tools glslang-tools mesa-vulkan-drivers libvulkan1 vulkan-tools >/dev/null \
+      || echo "warning: could not install spirv-tools/glslang-tools/lavapipe; the SPIR-V and vulkan tests will skip"
+  else
+    echo "warning: spirv-tools/lavapipe missing and apt-get unavailable (not root?); the SPIR-V and vulkan tests will skip"
+  fi
+fi
+if command -v spirv-val >/dev/null 2>&1; then
+  export QD_REQUIRE_SPIRV_VAL=1
+  spirv-val --version | head -1
+fi
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+  export XDG_RUNTIME_DIR="${TMPDIR:-/tmp}/qd-xdg-$(id -u)"
+  mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+fi
+if vulkaninfo --summary 2>/dev/null | grep -q 'deviceName'; then
+  export QD_REQUIRE_VULKAN=1
+  vulkaninfo --summary 2>/dev/null | grep -m1 'deviceName' | sed 's/^[[:space:]]*/vulkan: /'
+else
+  echo "warning: no Vulkan device (vulkaninfo found none); the vulkan device tests will skip"
+fi
+
 step "toolchain"
 cargo --version
 rustc --version
@@ -62,10 +95,39 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+# The interpreter-test kernel corpus (one .qdm per interpreter unit-test run, with its inputs),
+# cross-checked on the vulkan device by tests/tests/vulkan_corpus.rs.
+step "interpreter-test kernel corpus (QD_DUMP_KERNELS)"
+corpus="$PWD/target/qd-kernel-corpus"
+rm -rf "$corpus" && mkdir -p "$corpus"
+QD_DUMP_KERNELS="$corpus" cargo test --quiet -p qd-mir --lib interp:: >/dev/null
+export QD_KERNEL_CORPUS="$corpus"
+echo "$(ls "$corpus" | wc -l) kernel files in $corpus"
+
 step "cargo test (INSTA_UPDATE=no)"
 cargo test --workspace --quiet 2>&1 | tee /tmp/qd-test.log
 if grep -q 'test result: FAILED' /tmp/qd-test.log; then
   exit 1
+fi
+
+# lavapipe's subgroup size is read once, when the driver loads: 4, 8 and 16 come from
+# LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 in separate processes. The corpus (and qd-rt's vulkan
+# tests) run again under each; a width the CPU cannot give is reported as skipped with the reason.
+step "vulkan device at subgroup widths 4, 8, 16 (lavapipe, LP_NATIVE_VECTOR_WIDTH)"
+if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
+  for lp in 128 256 512; do
+    w=$((lp / 32))
+    echo "--- LP_NATIVE_VECTOR_WIDTH=$lp (subgroup width $w)"
+    for t in "qd-tests vulkan_corpus" "qd-rt vulkan"; do
+      set -- $t
+      LP_NATIVE_VECTOR_WIDTH=$lp QD_EXPECT_VULKAN_WIDTH=$w cargo test --quiet -p "$1" --test "$2" -- --nocapture \
+        > /tmp/qd-test-vk.log 2>&1 || { cat /tmp/qd-test-vk.log; exit 1; }
+      grep -E '^vulkan .*matched|width .* skipped:|test result' /tmp/qd-test-vk.log | sort -u
+      grep 'test result' /tmp/qd-test-vk.log >> /tmp/qd-test.log
+    done
+  done
+else
+  echo "no Vulkan device: skipped"
 fi
 passed=$(grep -o '[0-9]* passed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')
 failed=$(grep -o '[0-9]* failed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')

@@ -1,5 +1,6 @@
 //! Cross-checking a device against the interpreter: run a kernel (or a program) on the MIR
-//! interpreter at subgroup width 32 — the reference — and on a [`Device`], then compare every
+//! interpreter at the device's subgroup width — the reference: 32 for CUDA, the driver's
+//! `subgroupSize` for Vulkan (8 on lavapipe by default) — and on a [`Device`], then compare every
 //! buffer bit for bit (floats by their bits, so `-0.0 ≠ +0.0` and NaN payloads count).
 //!
 //! ```no_run
@@ -10,7 +11,7 @@
 //! # }
 //! ```
 //!
-//! A kernel the interpreter faults on at width 32 (an expected-fault test: out of bounds, division
+//! A kernel the interpreter faults on at that width (an expected-fault test: out of bounds, division
 //! by zero, a divergent barrier…) is not run on the device and is reported as
 //! [`Outcome::Skipped`]: hardware behaviour is undefined there. [`Tally`] counts reports for a
 //! summary line.
@@ -28,7 +29,7 @@ use qd_mir::{Function, GridPolicy, Module, Program, ScalarType};
 /// The step limit of the interpreter's reference run (lane-instructions, all launches together).
 pub const REFERENCE_STEP_LIMIT: u64 = 50_000_000;
 
-/// The reference subgroup width.
+/// The reference subgroup width of the CUDA device (the reference runs at the device's width).
 pub const REFERENCE_WIDTH: u32 = 32;
 
 /// The first difference between the reference and the device.
@@ -51,7 +52,7 @@ pub struct Mismatch {
 pub enum Outcome {
     /// Every buffer is bit-identical.
     Matched,
-    /// The interpreter faults at width 32 (the reason); the device was not run.
+    /// The interpreter faults at the device's width (the reason); the device was not run.
     Skipped(String),
     /// A buffer differs.
     Mismatch(Mismatch),
@@ -81,7 +82,7 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.outcome {
             Outcome::Matched => write!(f, "{} on {}: matched the interpreter", self.what, self.device),
-            Outcome::Skipped(why) => write!(f, "{}: skipped (expected fault at width 32: {why})", self.what),
+            Outcome::Skipped(why) => write!(f, "{}: skipped (expected fault: {why})", self.what),
             Outcome::Mismatch(m) => write!(
                 f,
                 "{} on {}: buffer %{} differs from the interpreter at index {}: interpreter {}, device {} ({} element{} differ)",
@@ -135,13 +136,8 @@ pub fn compare(names: &[String], reference: &[ArgValue], device: &[ArgValue]) ->
     None
 }
 
-fn reference_config(opts: &LaunchOptions) -> RunConfig {
-    RunConfig {
-        subgroup_size: REFERENCE_WIDTH,
-        grid: opts.grid,
-        block: opts.block,
-        step_limit: Some(REFERENCE_STEP_LIMIT),
-    }
+fn reference_config(width: u32, opts: &LaunchOptions) -> RunConfig {
+    RunConfig { subgroup_size: width, grid: opts.grid, block: opts.block, step_limit: Some(REFERENCE_STEP_LIMIT) }
 }
 
 /// A copy of `f` whose `grid(saturating)` is the interpreter's fixed 4 blocks.
@@ -158,8 +154,9 @@ pub fn kernel(dev: &Device, f: &Function, args: &[ArgValue], opts: &LaunchOption
     let what = format!("kernel @{}", f.name);
     let device = dev.info().spec();
     let mut reference = args.to_vec();
-    if let Err(e) = interp::run_kernel(f, &reference_config(opts), &mut reference) {
-        return Report { what, device, outcome: Outcome::Skipped(e.to_string()) };
+    let w = dev.info().subgroup_width;
+    if let Err(e) = interp::run_kernel(f, &reference_config(w, opts), &mut reference) {
+        return Report { what, device, outcome: Outcome::Skipped(format!("at width {w}: {e}")) };
     }
     let mut got = args.to_vec();
     let outcome = match dev.run_kernel(&interp_grid(f), &mut got, opts) {
@@ -177,8 +174,9 @@ pub fn program(dev: &Device, m: &Module, p: &Program, args: &[ArgValue]) -> Repo
     let what = format!("program @{}", p.name);
     let device = dev.info().spec();
     let mut reference = args.to_vec();
-    if let Err(e) = interp::run_program(m, p, &reference_config(&LaunchOptions::default()), &mut reference) {
-        return Report { what, device, outcome: Outcome::Skipped(e.to_string()) };
+    let w = dev.info().subgroup_width;
+    if let Err(e) = interp::run_program(m, p, &reference_config(w, &LaunchOptions::default()), &mut reference) {
+        return Report { what, device, outcome: Outcome::Skipped(format!("at width {w}: {e}")) };
     }
     let mut got = args.to_vec();
     let mut fixed = m.clone();

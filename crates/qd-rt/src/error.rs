@@ -1,5 +1,5 @@
-//! [`RtError`]: every failure of the runtime, naming the driver API call and its result code, the
-//! compile error, or the interpreter fault.
+//! [`RtError`]: every failure of the runtime, naming the driver API call and its result code (CUDA
+//! or Vulkan), the compile error, the device limit a launch exceeds, or the interpreter fault.
 
 use core::fmt;
 
@@ -8,19 +8,29 @@ use core::fmt;
 pub enum RtErrorKind {
     /// A bad device spec, bad arguments or an unsupported request.
     Usage,
-    /// The device is not there (no driver library, no such ordinal, no CUDA-capable GPU).
+    /// The device is not there (no driver library, no such ordinal, no CUDA-capable GPU, no
+    /// Vulkan loader or ICD).
     Unavailable,
-    /// A CUDA driver call returned an error code.
+    /// A driver call returned an error code.
     Driver {
-        /// The API function (`cuModuleLoadDataEx`).
+        /// The API function (`cuModuleLoadDataEx`, `vkCreateComputePipelines`).
         call: &'static str,
-        /// The `CUresult` code (numeric).
+        /// The code (`CUresult`, or a `VkResult` as its two's-complement bits).
         code: u32,
-        /// The code's name (`CUDA_ERROR_INVALID_PTX`).
+        /// The code's name (`CUDA_ERROR_INVALID_PTX`, `VK_ERROR_DEVICE_LOST`).
         name: String,
     },
-    /// The PTX back end rejected the kernel.
+    /// The back end (PTX or SPIR-V) rejected the kernel.
     Compile,
+    /// A launch needs more than a device limit allows; raised before the launch.
+    Limit {
+        /// The limit's name as the API spells it (`maxComputeSharedMemorySize`).
+        name: &'static str,
+        /// What the launch needs.
+        needed: u64,
+        /// The device's limit.
+        max: u64,
+    },
     /// The interpreter (the `cpu` device) faulted or rejected the arguments.
     Interp,
     /// A kernel ran past the launch timeout.
@@ -55,6 +65,16 @@ impl RtError {
 
     pub(crate) fn compile(e: &qd_isel_ptx::CompileError) -> RtError {
         RtError { kind: RtErrorKind::Compile, message: e.to_string(), log: None }
+    }
+
+    pub(crate) fn limit(name: &'static str, needed: u64, max: u64, what: impl fmt::Display) -> RtError {
+        let message = format!("{what}: over the device's {name} ({max})");
+        RtError { kind: RtErrorKind::Limit { name, needed, max }, message, log: None }
+    }
+
+    /// A compile error of a back end given as text (the SPIR-V back end's `Display`).
+    pub(crate) fn compile_text(message: impl Into<String>) -> RtError {
+        RtError { kind: RtErrorKind::Compile, message: message.into(), log: None }
     }
 
     pub(crate) fn interp(e: &qd_mir::interp::InterpError) -> RtError {

@@ -1,5 +1,6 @@
-//! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter) and the
-//! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`).
+//! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter), the
+//! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`) and the
+//! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU).
 //!
 //! ```no_run
 //! use qd_rt::{ArgValue, Device, HostBuffer, LaunchOptions};
@@ -10,14 +11,17 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `best`).
-//! The `cuda` device probes for `libcuda` before any other driver call, so a machine without a
-//! driver gets a clear [`RtError`] ("no CUDA driver (libcuda.so) found"), never a panic; driver
-//! failures name the API call and its `CUresult`. [`crosscheck`] runs a kernel on the interpreter
+//! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `vulkan`,
+//! `vulkan:1`, `best`). The `cuda` device probes for `libcuda` before any other driver call, and
+//! the `vulkan` device opens the Vulkan loader with `dlopen`, so a machine without a driver gets a
+//! clear [`RtError`] ("no CUDA driver (libcuda.so) found", "no Vulkan loader (libvulkan.so.1)
+//! found"), never a panic; driver failures name the API call and its `CUresult` / `VkResult`, and
+//! a launch over a device limit fails before it starts with [`RtErrorKind::Limit`] naming it. [`crosscheck`] runs a kernel on the interpreter
 //! and on a device and compares every buffer bit for bit.
 //!
 //! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`
-//! and the `Send`/`Sync` claims for driver handles in `cuda/`, each with a `// SAFETY:` comment.
+//! and `vulkan/raw.rs` and the `Send`/`Sync` claims for driver handles, each with a `// SAFETY:`
+//! comment.
 
 mod args;
 mod cpu;
@@ -26,6 +30,7 @@ mod cuda;
 mod error;
 mod lowlevel;
 pub mod matrix;
+mod vulkan;
 
 pub use error::{RtError, RtErrorKind};
 pub use lowlevel::{CompiledKernel, DeviceArg, DeviceBuffer};
@@ -41,14 +46,17 @@ pub enum DeviceKind {
     Cpu,
     /// An NVIDIA GPU through the CUDA driver.
     Cuda,
+    /// A Vulkan device (a GPU, or lavapipe on the CPU) through ash.
+    Vulkan,
 }
 
 impl DeviceKind {
-    /// `cpu` or `cuda`.
+    /// `cpu`, `cuda` or `vulkan`.
     pub fn name(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
             DeviceKind::Cuda => "cuda",
+            DeviceKind::Vulkan => "vulkan",
         }
     }
 }
@@ -58,22 +66,24 @@ impl DeviceKind {
 pub struct DeviceInfo {
     /// Its kind.
     pub kind: DeviceKind,
-    /// The CUDA ordinal (0 for cpu).
+    /// The CUDA or Vulkan ordinal (0 for cpu).
     pub ordinal: usize,
     /// The device's name (the GPU's marketing name; `MIR interpreter` for cpu).
     pub name: String,
     /// The subgroup (warp) width.
     pub subgroup_width: u32,
-    /// A one-line description (`sm_90, compute capability 9.0, driver 12.8, 132 SMs`).
+    /// A one-line description (`sm_90, compute capability 9.0, driver 12.8, 132 SMs`; for Vulkan
+    /// the driver, API version, device type and subgroup size).
     pub detail: String,
 }
 
 impl DeviceInfo {
-    /// The spec that opens this device again (`cpu:16`, `cuda:0`).
+    /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`).
     pub fn spec(&self) -> String {
         match self.kind {
             DeviceKind::Cpu => format!("cpu:{}", self.subgroup_width),
             DeviceKind::Cuda => format!("cuda:{}", self.ordinal),
+            DeviceKind::Vulkan => format!("vulkan:{}", self.ordinal),
         }
     }
 }
@@ -83,7 +93,7 @@ impl DeviceInfo {
 pub struct LaunchOptions {
     /// Replaces the kernel's grid.
     pub grid: Option<[u32; 3]>,
-    /// Replaces the kernel's block size (on CUDA the kernel is compiled for it).
+    /// Replaces the kernel's block size (on CUDA and Vulkan the kernel is compiled for it).
     pub block: Option<[u32; 3]>,
 }
 
@@ -96,6 +106,7 @@ pub struct Device {
 pub(crate) enum Imp {
     Cpu { width: u32 },
     Cuda(Box<cuda::CudaDevice>),
+    Vulkan(Box<vulkan::VulkanDevice>),
 }
 
 impl Device {
@@ -116,11 +127,21 @@ impl Device {
         Ok(Device { info, imp: Imp::Cuda(Box::new(d)) })
     }
 
+    /// Vulkan device `ordinal` (the loader's enumeration order). Without a loader, an ICD or a
+    /// device: `Err` of kind `Unavailable` saying which is missing.
+    pub fn vulkan(ordinal: usize) -> Result<Device, RtError> {
+        let (d, info) = vulkan::open(ordinal)?;
+        Ok(Device { info, imp: Imp::Vulkan(Box::new(d)) })
+    }
+
     /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `cuda` (ordinal 0),
-    /// `cuda:N`, `best`.
+    /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `best`.
     pub fn open(spec: &str) -> Result<Device, RtError> {
-        let bad =
-            || RtError::usage(format!("unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL or best)"));
+        let bad = || {
+            RtError::usage(format!(
+                "unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL or best)"
+            ))
+        };
         let (kind, arg) = match spec.split_once(':') {
             Some((k, a)) => (k, Some(a)),
             None => (spec, None),
@@ -141,16 +162,34 @@ impl Device {
                     .map_err(|_| RtError::usage(format!("cuda:{n}: the ordinal must be a number")))?;
                 Device::cuda(n)
             }
+            ("vulkan", None) => Device::vulkan(0),
+            ("vulkan", Some(n)) => {
+                let n = n
+                    .parse::<usize>()
+                    .map_err(|_| RtError::usage(format!("vulkan:{n}: the ordinal must be a number")))?;
+                Device::vulkan(n)
+            }
             _ => Err(bad()),
         }
     }
 
-    /// CUDA device 0 when it can be opened, else the cpu device; [`Device::info`] says which.
+    /// CUDA device 0 when it can be opened, else the first Vulkan device that is a real GPU (not
+    /// a CPU implementation such as lavapipe, which is slower than the interpreter is useful),
+    /// else the cpu device; [`Device::info`] says which.
     pub fn best() -> Device {
-        Device::cuda(0).unwrap_or_else(|_| Device::cpu())
+        if let Ok(d) = Device::cuda(0) {
+            return d;
+        }
+        for i in vulkan::gpu_ordinals() {
+            if let Ok(d) = Device::vulkan(i) {
+                return d;
+            }
+        }
+        Device::cpu()
     }
 
-    /// Every device present: the cpu device (width 32) first, then each CUDA GPU.
+    /// Every device present: the cpu device (width 32) first, then each CUDA GPU, then each
+    /// Vulkan device.
     pub fn available() -> Vec<DeviceInfo> {
         let mut v = vec![cpu::info(32)];
         if let Ok(n) = cuda::count() {
@@ -160,7 +199,14 @@ impl Device {
                 }
             }
         }
+        v.extend(vulkan::list().unwrap_or_default());
         v
+    }
+
+    /// Why no Vulkan device can be used (`None` when at least one can): no loader, no ICD, no
+    /// device.
+    pub fn vulkan_unavailable_reason() -> Option<String> {
+        vulkan::list().err().map(|e| e.to_string())
     }
 
     /// Why no CUDA device can be used (`None` when at least one can): the missing driver, a
@@ -190,15 +236,25 @@ impl Device {
                 }
                 None => c.run_kernel(f, args, opts.grid),
             },
+            Imp::Vulkan(v) => match opts.block {
+                Some(b) => {
+                    let mut g = f.clone();
+                    g.launch.block = b;
+                    v.run_kernel(&g, args, opts.grid)
+                }
+                None => v.run_kernel(f, args, opts.grid),
+            },
         }
     }
 
-    /// Runs a program of `m`: its launches in order on one stream, the buffers resident on the
-    /// device in between, downloaded in place at the end.
+    /// Runs a program of `m`: its launches in order on one stream (CUDA) or in one command
+    /// buffer with barriers between them (Vulkan), the buffers resident on the device in between,
+    /// downloaded in place at the end.
     pub fn run_program(&self, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
         match &self.imp {
             Imp::Cpu { width } => cpu::run_program(*width, m, p, args),
             Imp::Cuda(c) => c.run_program(m, p, args),
+            Imp::Vulkan(v) => v.run_program(m, p, args),
         }
     }
 }

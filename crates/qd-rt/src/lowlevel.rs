@@ -1,5 +1,5 @@
 //! The lower-level device API: buffers that live on the device ([`DeviceBuffer`]), compiled
-//! kernels ([`CompiledKernel`], cached by kernel text and target on CUDA), asynchronous launches
+//! kernels ([`CompiledKernel`], cached by kernel text and target on CUDA and Vulkan), asynchronous launches
 //! over [`DeviceArg`]s and `synchronize`. `Device::run_kernel`/`run_program` are built from the
 //! same pieces; use these to keep buffers resident across several launches.
 
@@ -7,12 +7,14 @@ use crate::args;
 use crate::cpu::{self, CpuBuffer};
 use crate::cuda::{self, CudaBuffer, Loaded, Slot};
 use crate::error::RtError;
+use crate::vulkan::{self, raw::Buf};
 use crate::{Device, HostBuffer, Imp};
 use qd_mir::interp::ArgValue;
 use qd_mir::{Function, ScalarType};
 use std::sync::{Arc, Mutex};
 
-/// A buffer on a device (host memory for `cpu`, device memory for `cuda`; freed on drop).
+/// A buffer on a device (host memory for `cpu`, device memory for `cuda`, a host-visible storage
+/// buffer for `vulkan`; freed on drop).
 pub struct DeviceBuffer {
     elem: ScalarType,
     len: usize,
@@ -22,6 +24,7 @@ pub struct DeviceBuffer {
 enum BufImp {
     Cpu(CpuBuffer),
     Cuda(CudaBuffer),
+    Vulkan(Arc<Buf>),
 }
 
 impl DeviceBuffer {
@@ -54,6 +57,7 @@ pub enum DeviceArg<'a> {
 pub struct CompiledKernel {
     function: Arc<Function>,
     cuda: Option<Loaded>,
+    vulkan: Option<Arc<vulkan::Kernel>>,
 }
 
 impl CompiledKernel {
@@ -65,6 +69,17 @@ impl CompiledKernel {
     /// The PTX module (CUDA only).
     pub fn ptx(&self) -> Option<&str> {
         self.cuda.as_ref().map(|l| l.ptx.ptx.as_str())
+    }
+
+    /// The SPIR-V module (Vulkan only).
+    pub fn spirv(&self) -> Option<&[u32]> {
+        self.vulkan.as_ref().map(|k| &*k.words)
+    }
+
+    /// The subgroup width the kernel was compiled for (Vulkan only; the cpu and cuda devices
+    /// have one width).
+    pub fn subgroup_width(&self) -> Option<u32> {
+        self.vulkan.as_ref().map(|k| k.width)
     }
 
     /// Threads per block.
@@ -88,11 +103,13 @@ impl Device {
                 let st = c.shared.lock()?;
                 BufImp::Cuda(c.upload(&st, &b.data)?)
             }
+            Imp::Vulkan(v) => BufImp::Vulkan(Arc::new(v.upload(&b.data)?)),
         };
         Ok(DeviceBuffer { elem: b.elem, len, imp })
     }
 
-    /// Copies a device buffer back to the host (waits for the launches before it on CUDA).
+    /// Copies a device buffer back to the host (waits for the launches before it on CUDA and
+    /// Vulkan).
     pub fn download(&self, b: &DeviceBuffer) -> Result<HostBuffer, RtError> {
         match (&self.imp, &b.imp) {
             (_, BufImp::Cpu(h)) => Ok(h.0.lock().unwrap_or_else(|p| p.into_inner()).clone()),
@@ -103,7 +120,14 @@ impl Device {
                 c.download(&st, d, &mut data)?;
                 Ok(HostBuffer { elem: b.elem, data })
             }
-            (Imp::Cpu { .. }, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer cannot be read by the cpu device")),
+            (Imp::Vulkan(v), BufImp::Vulkan(d)) if d.is_of(&v.gpu) => {
+                v.sync()?;
+                let mut data = vec![0u8; b.len * b.elem.bytes() as usize];
+                d.read(&mut data);
+                Ok(HostBuffer { elem: b.elem, data })
+            }
+            (_, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer can only be read by its cuda device")),
+            (_, BufImp::Vulkan(_)) => Err(RtError::usage("a vulkan buffer can only be read by its vulkan device")),
         }
     }
 
@@ -113,12 +137,13 @@ impl Device {
     pub fn compile(&self, f: &Function) -> Result<CompiledKernel, RtError> {
         let function = Arc::new(f.clone());
         match &self.imp {
-            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None }),
+            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None, vulkan: None }),
             Imp::Cuda(c) => {
                 let mut st = c.shared.lock()?;
                 let l = c.load(&mut st, f)?;
-                Ok(CompiledKernel { function, cuda: Some(l) })
+                Ok(CompiledKernel { function, cuda: Some(l), vulkan: None })
             }
+            Imp::Vulkan(v) => Ok(CompiledKernel { function, cuda: None, vulkan: Some(v.compile(f)?) }),
         }
     }
 
@@ -157,9 +182,9 @@ impl Device {
                                 bufs.push(Some(h));
                                 scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
                             }
-                            BufImp::Cuda(_) => {
+                            BufImp::Cuda(_) | BufImp::Vulkan(_) => {
                                 return Err(RtError::usage(format!(
-                                    "{}: a cuda buffer passed to the cpu device",
+                                    "{}: a device buffer passed to the cpu device",
                                     ctx()
                                 )))
                             }
@@ -180,9 +205,9 @@ impl Device {
                     slots.push(match a {
                         DeviceArg::Buffer(b) => match &b.imp {
                             BufImp::Cuda(d) => Slot::Ptr(d.ptr),
-                            BufImp::Cpu(_) => {
+                            BufImp::Cpu(_) | BufImp::Vulkan(_) => {
                                 return Err(RtError::usage(format!(
-                                    "{}: a cpu buffer passed to the cuda device",
+                                    "{}: a buffer of another device passed to the cuda device",
                                     ctx()
                                 )))
                             }
@@ -203,6 +228,31 @@ impl Device {
                 let mut st = c.shared.lock()?;
                 c.launch(&st, loaded, &slots, g).map_err(|e| c.recover(&mut st, e))
             }
+            Imp::Vulkan(v) => {
+                let k = k
+                    .vulkan
+                    .as_ref()
+                    .ok_or_else(|| RtError::usage(format!("{}: compiled for another device", ctx())))?;
+                let mut slots = Vec::with_capacity(argv.len());
+                for a in argv {
+                    slots.push(match a {
+                        DeviceArg::Buffer(b) => match &b.imp {
+                            BufImp::Vulkan(d) if d.is_of(&v.gpu) => vulkan::Slot::Buf(d.clone()),
+                            BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                                return Err(RtError::usage(format!(
+                                    "{}: a buffer of another device passed to the vulkan device",
+                                    ctx()
+                                )))
+                            }
+                        },
+                        DeviceArg::Scalar(t, v) => vulkan::Slot::Scalar(*t, *v),
+                    });
+                }
+                match v.dispatch(k, f, &slots, grid).map_err(|e| e.context(ctx()))? {
+                    Some(d) => v.launch(d).map_err(|e| e.context(ctx())),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
@@ -214,6 +264,7 @@ impl Device {
                 let mut st = c.shared.lock()?;
                 c.sync(&st).map_err(|e| c.recover(&mut st, e))
             }
+            Imp::Vulkan(v) => v.sync(),
         }
     }
 }
@@ -224,4 +275,5 @@ fn _assert_send_sync() {
     is::<DeviceBuffer>();
     is::<CompiledKernel>();
     is::<cuda::CudaDevice>();
+    is::<vulkan::VulkanDevice>();
 }

@@ -9,6 +9,10 @@
 //!   handle (lavapipe-like, CUDA-like, AMD wave64-like); always present.
 //! - `cuda:N` for every NVIDIA GPU, when `QD_TEST_CUDA=1` (a GPU test run is opt-in, since CI has
 //!   no GPU); otherwise the entry is skipped with the reason.
+//! - `vulkan:N` for every Vulkan device the loader reports (on a machine without GPU: lavapipe,
+//!   at the subgroup size its process was started with — `LP_NATIVE_VECTOR_WIDTH=128/256/512`
+//!   gives 4/8/16, read by the driver when it loads, so other widths need other processes); without
+//!   a loader, an ICD or a device, a `vulkan` entry is skipped with the reason.
 //!
 //! `QD_TEST_DEVICES=cpu:32,cuda:0` replaces the matrix by exactly those specs (a spec that cannot
 //! be opened is skipped with the driver's reason).
@@ -57,7 +61,8 @@ impl DeviceMatrix {
         m
     }
 
-    /// The default matrix: the cpu widths, then every CUDA GPU when `with_cuda`.
+    /// The default matrix: the cpu widths, then every CUDA GPU when `with_cuda`, then every
+    /// Vulkan device.
     pub fn default_matrix(with_cuda: bool) -> DeviceMatrix {
         let mut m = DeviceMatrix::default();
         for w in CPU_WIDTHS {
@@ -82,6 +87,17 @@ impl DeviceMatrix {
                 }
             }
         }
+        match crate::vulkan::list() {
+            Err(e) => m.skipped.push(Skipped { spec: "vulkan".into(), reason: e.to_string() }),
+            Ok(list) => {
+                for info in list {
+                    match Device::vulkan(info.ordinal) {
+                        Ok(d) => m.devices.push(d),
+                        Err(e) => m.skipped.push(Skipped { spec: info.spec(), reason: e.to_string() }),
+                    }
+                }
+            }
+        }
         m
     }
 }
@@ -94,10 +110,17 @@ mod tests {
     fn default_matrix_has_the_three_cpu_widths_and_explains_cuda() {
         let m = DeviceMatrix::default_matrix(false);
         let specs: Vec<String> = m.devices.iter().map(|d| d.info().spec()).collect();
-        assert_eq!(specs, ["cpu:8", "cpu:32", "cpu:64"]);
-        assert_eq!(m.skipped.len(), 1);
+        assert_eq!(specs[..3], ["cpu:8", "cpu:32", "cpu:64"]);
         assert_eq!(m.skipped[0].spec, "cuda");
         assert!(m.skipped[0].reason.contains("QD_TEST_CUDA"));
+        // Every Vulkan device is in the matrix, or a `vulkan` entry says why none is.
+        let vulkan = specs[3..].iter().filter(|s| s.starts_with("vulkan:")).count();
+        let skipped = m.skipped.iter().filter(|s| s.spec.starts_with("vulkan")).count();
+        assert_eq!(specs.len(), 3 + vulkan);
+        assert!(vulkan + skipped >= 1, "{m:?}");
+        if std::env::var("QD_REQUIRE_VULKAN").as_deref() == Ok("1") {
+            assert!(vulkan >= 1, "QD_REQUIRE_VULKAN=1 but the matrix has no vulkan device: {:?}", m.skipped);
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! `qdc devices`: every device `qd_rt::Device::available()` finds, one per line as
-//! `SPEC  NAME (DETAIL)`, and why CUDA is absent when it is.
+//! `SPEC  NAME (DETAIL)`, and why CUDA or Vulkan is absent when it is.
 
 /// Runs `qdc devices`.
 pub fn devices(args: &[String]) -> Result<(), String> {
@@ -11,6 +11,9 @@ pub fn devices(args: &[String]) -> Result<(), String> {
     }
     if let Some(why) = qd_rt::Device::cuda_unavailable_reason() {
         println!("cuda: not available: {why}");
+    }
+    if let Some(why) = qd_rt::Device::vulkan_unavailable_reason() {
+        println!("vulkan: not available: {why}");
     }
     Ok(())
 }

@@ -5,14 +5,16 @@
 //! - `qdc fmt FILE.qdm [--check]` prints the canonical text (or checks the file already is).
 //! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
 //!   [--subgroup-size S] [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on a
-//!   device: `cpu` (the interpreter, the default), `cpu:N`, `cuda`, `cuda:N` or `best`.
+//!   device: `cpu` (the interpreter, the default), `cpu:N`, `cuda`, `cuda:N`, `vulkan`,
+//!   `vulkan:N` or `best`.
 //! - `qdc compile FILE.qdm --target sm_XY [--emit ptx] [-o OUT] [--kernel NAME]
 //!   [--reduce auto|redux|shuffle] [--max-version X.Y]` prints (or writes) PTX: one kernel's
 //!   module, or every kernel's module one after another, each after a `// ---- kernel @NAME` line.
 //! - `qdc compile FILE.qdm --target vulkan1.1|vulkan1.2|vulkan1.3 --emit spv|spvasm [-o OUT]
 //!   [--kernel NAME] [--subgroup-size W] [--reduce auto|group|clustered|shuffle]` writes SPIR-V
 //!   (binary words of one kernel, or the spvasm text of each).
-//! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU) and says why CUDA is absent.
+//! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each Vulkan device) and says why
+//!   CUDA or Vulkan is absent.
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
 //! - `qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
 //!   [--workgroup-size N]` assembles AMDGCN assembler text (LLVM 19 syntax) into an HSA code
@@ -54,7 +56,7 @@ USAGE:
   qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
-D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | best
+D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | vulkan | vulkan:ORDINAL | best
 SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:[V V ...]
       | TYPE:VALUE
 SM: sm_70 | sm_75 | sm_80 | sm_86 | sm_89 | sm_90; R: auto | redux | shuffle (compile writes every

@@ -1,7 +1,8 @@
 //! `qdc run`: runs a kernel or program of a `.qdm` file on a device (`--device`: `cpu`, the MIR
-//! interpreter, by default; `cpu:N`; `cuda`/`cuda:N`; `best`) with arguments built from SPECs,
-//! then prints or saves the buffers asked for. On `cpu` the run reports its lane-instruction
-//! count; `--subgroup-size` sets the cpu width (it must agree with a `cpu:N` device).
+//! interpreter, by default; `cpu:N`; `cuda`/`cuda:N`; `vulkan`/`vulkan:N`; `best`) with arguments
+//! built from SPECs, then prints or saves the buffers asked for. On `cpu` the run reports its
+//! lane-instruction count; `--subgroup-size` sets the cpu width (on another device it must be the
+//! device's own width: a Vulkan device's is fixed when its driver loads).
 
 use crate::{load, verify};
 use qd_mir::interp::{run_kernel, run_program, ArgValue, RunConfig};
@@ -139,7 +140,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         (Some(spec), w) => {
             let d = Device::open(spec).map_err(|e| format!("error: --device {spec}: {e}"))?;
             if let Some(w) = w {
-                if d.info().kind != DeviceKind::Cpu || d.info().subgroup_width != w {
+                if d.info().subgroup_width != w {
                     return Err(format!(
                         "error: --subgroup-size {w} conflicts with --device {spec} (subgroup width {})",
                         d.info().subgroup_width
