@@ -71,7 +71,7 @@ fn every_kernel_compiles_for_every_env() {
                     .unwrap_or_else(|e| panic!("{} @{} for {env}: {e}", path.display(), f.name));
                 let (maj, min) = env.spirv_version();
                 assert_eq!(k.words[1], (u32::from(maj) << 16) | (u32::from(min) << 8));
-                assert_eq!(k.local_size, f.launch.block);
+                assert_eq!(k.local_size, [f.launch.block.iter().product::<u32>(), 1, 1]);
                 assert_eq!(k.bindings.len(), f.params.iter().filter(|p| p.ty.is_ptr()).count());
                 n += 1;
             }
@@ -333,7 +333,7 @@ fn the_abi_puts_buffers_in_bindings_and_scalars_in_push_constants() {
     let p: Vec<(usize, u32)> = k.push_constants.iter().map(|p| (p.param, p.offset)).collect();
     assert_eq!(p, vec![(0, 0), (2, 8), (3, 16), (5, 20)]);
     assert_eq!(k.push_constant_bytes, 24);
-    assert_eq!(k.local_size, [8, 2, 1]);
+    assert_eq!(k.local_size, [16, 1, 1]); // 1-D: x, y, z come from the linear index
     let text = disassemble(&k.words);
     assert!(text.contains("OpMemberDecorate %") && text.contains(" 1 Offset 8"), "{text}");
 }

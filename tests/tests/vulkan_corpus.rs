@@ -5,11 +5,10 @@
 //! device's subgroup width bit for bit (`qd_tests::crosscheck`; schedule-dependent buffers are
 //! skips with the reason).
 //!
-//! One implementation-defined difference is a skip with its reason: Vulkan does not fix how the
-//! invocations of a multi-dimensional workgroup are split into subgroups, and lavapipe 22.3 does
-//! not follow the linear index (block (4, 2, 2) at width 8 gets `lane_id` = x and `subgroup_id` =
-//! z, lanes repeating within a subgroup), so a mismatch of a kernel whose block has y·z > 1 is
-//! counted as skipped. 1-D blocks follow the interpreter's rule (lane = linear id mod W).
+//! Multi-dimensional blocks match too: Vulkan leaves the split of a multi-dimensional workgroup
+//! into subgroups to the driver (lavapipe 22.3 puts x in the lane and z in the subgroup), so the
+//! SPIR-V back end compiles every block as a 1-D workgroup and derives x, y, z from the linear
+//! index, which is MIR's rule (lane = linear id mod W).
 //!
 //! The device's width is fixed when the driver loads: lavapipe gives 8 by default and 4 / 16 with
 //! `LP_NATIVE_VECTOR_WIDTH=128` / `512`, so scripts/test.sh runs this test once per value in
@@ -21,10 +20,8 @@
 //! `QD_REQUIRE_VULKAN=1` it fails). Each test prints
 //! `vulkan filetests (width W): N matched, M skipped (expected fault), K failed`.
 
-use qd_mir::Module;
-use qd_rt::crosscheck::{Outcome, Report, Tally};
+use qd_rt::crosscheck::Tally;
 use qd_rt::Device;
-use qd_tests::directives::RunLine;
 use std::path::{Path, PathBuf};
 
 fn required() -> bool {
@@ -77,35 +74,11 @@ fn qdm_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The kernels a run line launches.
-fn kernels<'m>(m: &'m Module, run: &RunLine) -> Vec<&'m qd_mir::Function> {
-    if run.program {
-        m.program(&run.target).map_or(Vec::new(), |p| p.launches.iter().filter_map(|l| m.kernel(&l.kernel)).collect())
-    } else {
-        m.kernel(&run.target).into_iter().collect()
-    }
-}
-
-/// A mismatch of a run whose block is multi-dimensional is implementation-defined (see the
-/// module documentation): a skip with the reason.
-fn multi_dimensional_blocks(m: &Module, run: &RunLine, r: &mut Report) {
-    if !matches!(r.outcome, Outcome::Mismatch(_)) {
-        return;
-    }
-    let block = |f: &qd_mir::Function| if run.program { f.launch.block } else { run.block.unwrap_or(f.launch.block) };
-    if let Some(b) = kernels(m, run).into_iter().map(block).find(|b| b[1] * b[2] > 1) {
-        let why = format!(
-            "implementation-defined: block {b:?} is multi-dimensional, and the driver splits it into subgroups in another order than the interpreter's linear index"
-        );
-        println!("SKIP {} (line {}): {why} (was: {r})", r.what, run.line);
-        r.outcome = Outcome::Skipped(why);
-    }
-}
-
 fn check(dev: &Device, files: &[PathBuf], what: &str) {
     let mut tally = Tally::default();
     for f in files {
         let src = std::fs::read_to_string(f).unwrap_or_default();
-        qd_tests::crosscheck::file_with(&src, f, dev, &mut tally, &multi_dimensional_blocks);
+        qd_tests::crosscheck::file(&src, f, dev, &mut tally);
     }
     let label = format!("vulkan {what} (width {})", dev.info().subgroup_width);
     println!("{}", tally.summary(&label));

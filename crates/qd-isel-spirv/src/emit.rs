@@ -345,8 +345,20 @@ impl Emitter {
         }
     }
 
-    /// The whole module.
-    pub fn finish(mut self, version: (u8, u8), local_size: [u32; 3], interface: &[u32], main: u32) -> Vec<u32> {
+    /// Whether a type has been declared.
+    pub fn has_ty(&self, k: TyKey) -> bool {
+        self.tys.contains_key(&k)
+    }
+
+    /// The whole module, with extra `OpExecutionMode`s (mode, literal operand).
+    pub fn finish(
+        mut self,
+        version: (u8, u8),
+        local_size: [u32; 3],
+        interface: &[u32],
+        main: u32,
+        modes: &[(u32, u32)],
+    ) -> Vec<u32> {
         let void = self.ty(TyKey::Void);
         let fn_ty = self.ty(TyKey::VoidFn);
         let mut w: Vec<u32> = Vec::with_capacity(
@@ -379,6 +391,9 @@ impl Emitter {
         ep.extend_from_slice(interface);
         push(&mut w, Op::EntryPoint, &ep);
         push(&mut w, Op::ExecutionMode, &[main, 17 /* LocalSize */, local_size[0], local_size[1], local_size[2]]);
+        for &(mode, operand) in modes {
+            push(&mut w, Op::ExecutionMode, &[main, mode, operand]);
+        }
         w.extend_from_slice(&self.annotations);
         w.extend_from_slice(&self.globals);
         push(&mut w, Op::Function, &[void, main, 0, fn_ty]);

@@ -136,6 +136,10 @@ pub struct DeviceCaps {
     pub max_shared_bytes: u32,
     /// `maxComputeWorkGroupInvocations`.
     pub max_workgroup_invocations: u32,
+    /// `shaderSignedZeroInfNanPreserveFloat32` / `…Float64` (float controls, Vulkan 1.2): the
+    /// module then declares `SignedZeroInfNanPreserve` for the float widths it uses, so that the
+    /// driver keeps IEEE signed zeros (`-0 + 0 = +0`) instead of folding `x + 0.0` to `x`.
+    pub signed_zero_inf_nan_preserve: [bool; 2],
 }
 
 impl DeviceCaps {
@@ -150,6 +154,7 @@ impl DeviceCaps {
             int64_atomics: true,
             float32_atomic_add: true,
             max_shared_bytes: 32 * 1024,
+            signed_zero_inf_nan_preserve: [true, true],
             max_workgroup_invocations: 1024,
         }
     }
@@ -165,6 +170,7 @@ impl DeviceCaps {
             float32_atomic_add: true,
             max_shared_bytes: 64 * 1024,
             max_workgroup_invocations: 1024,
+            signed_zero_inf_nan_preserve: [true, true],
         }
     }
 }
@@ -268,7 +274,8 @@ pub struct SpirvKernel {
     pub words: Vec<u32>,
     /// The environment it was compiled for.
     pub env: TargetEnv,
-    /// The workgroup size (`LocalSize` execution mode), from the MIR launch configuration.
+    /// The workgroup size (`LocalSize` execution mode): always 1-D, `[bx·by·bz, 1, 1]` for the MIR
+    /// block `[bx, by, bz]` (the kernel derives its 3-D thread ids from the linear index).
     pub local_size: [u32; 3],
     /// One per buffer parameter, in parameter order.
     pub bindings: Vec<Binding>,

@@ -23,7 +23,7 @@ use qd_mir::analysis::Layout;
 use qd_mir::{
     AddrSpace, AtomicOp, Function, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr, Type, Value,
 };
-use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, StorageClass};
+use rspirv::spirv::{self, BuiltIn, Capability, Decoration, Op, StorageClass};
 
 /// Where a pointer points.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -232,12 +232,26 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         lw.e.terminate(Op::Return, &[]);
     }
     let interface = std::mem::take(&mut lw.interface);
-    let words = lw.e.finish(env.spirv_version(), f.launch.block, &interface, main);
+    // Float controls: keep IEEE signed zeros, infinities and NaNs for every float width used,
+    // where the device supports it (else the driver may fold `x + 0.0` to `x`).
+    let mut modes = Vec::new();
+    for (i, bits) in [32u32, 64].into_iter().enumerate() {
+        if lw.e.has_ty(TyKey::Float(bits)) && opts.caps.signed_zero_inf_nan_preserve[i] {
+            lw.e.capability(Capability::SignedZeroInfNanPreserve);
+            if env.spirv_version() < (1, 4) {
+                lw.e.extension("SPV_KHR_float_controls");
+            }
+            modes.push((spirv::ExecutionMode::SignedZeroInfNanPreserve as u32, bits));
+        }
+    }
+    // 1-D workgroups: `thread_id` derives x, y, z from the linear index (`subgroup.rs`).
+    let local_size = [f.launch.block.iter().product::<u32>(), 1, 1];
+    let words = lw.e.finish(env.spirv_version(), local_size, &interface, main, &modes);
     Ok(SpirvKernel {
         name: f.name.clone(),
         words,
         env,
-        local_size: f.launch.block,
+        local_size,
         bindings,
         push_constant_bytes: push_bytes,
         push_constants: push,

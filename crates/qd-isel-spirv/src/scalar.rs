@@ -20,7 +20,7 @@ use crate::lower::Lower;
 use crate::CompileError;
 use qd_mir::eval::{BinOp, UnOp};
 use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
-use rspirv::spirv::{Decoration, GlslStd450Op as Glsl, Op};
+use rspirv::spirv::{Capability, Decoration, GlslStd450Op as Glsl, Op};
 
 /// Lowers one scalar instruction.
 pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
@@ -36,6 +36,11 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
         }
         OpClass::Binary(op) => {
             let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
+            if let Some(i) = plus_zero_operand(lw, op, rt, args[0], args[1]) {
+                let d = minus_zero_to_plus(lw, rt, if i == 0 { a } else { b })?;
+                lw.set(res, d);
+                return Ok(());
+            }
             match const_of(lw, args[1]) {
                 // A constant divisor that is neither 0 nor (signed) -1 needs no guard.
                 Some(k)
@@ -65,8 +70,7 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
                 return Err(lw.err(Some(rt), "fma is defined on floats only"));
             }
             let (a, b, c) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
-            let t = lw.ty(rt)?;
-            lw.e.ext(t, Glsl::Fma as u32, &[a, b, c])
+            fma_exact(lw, rt, a, b, c)?
         }
         OpClass::Select => {
             let (c, a, b) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
@@ -118,6 +122,128 @@ pub(crate) fn const_of(lw: &Lower<'_>, v: qd_mir::Value) -> Option<u64> {
     }
 }
 
+/// For `x + (+0.0)`, `(+0.0) + x` and `x - (-0.0)`: which operand is `x` (0 or 1). Drivers fold
+/// these to `x` (Mesa's lavapipe does, even with `NoContraction` and `SignedZeroInfNanPreserve`),
+/// which is wrong for `x = -0.0` (IEEE gives `+0.0`); they are lowered exactly by
+/// [`minus_zero_to_plus`] instead.
+fn plus_zero_operand(lw: &Lower<'_>, op: BinOp, t: ScalarType, a: qd_mir::Value, b: qd_mir::Value) -> Option<usize> {
+    if !t.is_float() {
+        return None;
+    }
+    let sign = if t == ScalarType::F32 { 1u64 << 31 } else { 1u64 << 63 };
+    match (op, const_of(lw, a), const_of(lw, b)) {
+        (BinOp::Add, _, Some(0)) => Some(0),
+        (BinOp::Add, Some(0), _) => Some(1),
+        (BinOp::Sub, _, Some(k)) if k == sign => Some(0),
+        _ => None,
+    }
+}
+
+/// `x + 0.0` exactly: `x`, except that `-0.0` becomes `+0.0` (NaNs and every other value pass
+/// unchanged), with integer ops a driver cannot fold away.
+fn minus_zero_to_plus(lw: &mut Lower<'_>, t: ScalarType, x: u32) -> Result<u32, CompileError> {
+    let ty = lw.ty(t)?;
+    let (ut, _, sign) = bits_of(lw, t);
+    let bits = lw.e.op(Op::Bitcast, ut, &[x]);
+    let us = if t == ScalarType::F32 { ScalarType::U32 } else { ScalarType::U64 };
+    let neg0 = lw.c(us, sign)?;
+    let bt = lw.bool_ty();
+    let is_neg0 = lw.e.op(Op::IEqual, bt, &[bits, neg0]);
+    let zero = lw.c(t, 0)?;
+    Ok(lw.e.op(Op::Select, ty, &[is_neg0, zero, x]))
+}
+
+/// `fma` rounded once, as MIR defines it. Vulkan lets `GLSL.std.450 Fma` round twice (lavapipe
+/// does), so f32 is computed in f64 and rounded to odd before the final rounding to f32, which is
+/// then correct (Boldo–Melquiond: 53 ≥ 2·24 + 2 bits): the product is exact in f64, the sum is
+/// rounded to nearest, its error comes from TwoSum, and an inexact even sum moves one ulp toward
+/// the true value. f64 has no wider type to do this in, so `fma` on f64 is an error on SPIR-V.
+fn fma_exact(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32, c: u32) -> Result<u32, CompileError> {
+    if t == ScalarType::F64 {
+        return Err(lw.err(
+            Some(t),
+            "fma on f64 cannot be lowered exactly: Vulkan's Fma may round twice and no wider type exists",
+        ));
+    }
+    let why = "an exact f32 fma (computed in f64 with round-to-odd)";
+    lw.need(Capability::Float64, lw.opts.caps.float64, &format!("64-bit floats (shaderFloat64) for {why}"), Some(t))?;
+    lw.need(Capability::Int64, lw.opts.caps.int64, &format!("64-bit integers (shaderInt64) for {why}"), Some(t))?;
+    let (f32t, f64t) = (lw.ty(ScalarType::F32)?, lw.ty(ScalarType::F64)?);
+    let u64t = lw.ty(ScalarType::U64)?;
+    let bt = lw.bool_ty();
+    let [da, db, dc] = [a, b, c].map(|x| lw.e.op(Op::FConvert, f64t, &[x]));
+    let p = exact(lw, Op::FMul, f64t, da, db);
+    let sum = exact(lw, Op::FAdd, f64t, p, dc);
+    // TwoSum: the rounding error of `p + dc`.
+    let bb = exact(lw, Op::FSub, f64t, sum, p);
+    let t1 = exact(lw, Op::FSub, f64t, sum, bb);
+    let t2 = exact(lw, Op::FSub, f64t, p, t1);
+    let t3 = exact(lw, Op::FSub, f64t, dc, bb);
+    let err = exact(lw, Op::FAdd, f64t, t2, t3);
+    let zero = lw.c(ScalarType::F64, 0)?;
+    let inexact = lw.e.op(Op::FOrdNotEqual, bt, &[err, zero]);
+    let bits = lw.e.op(Op::Bitcast, u64t, &[sum]);
+    let one = lw.c(ScalarType::U64, 1)?;
+    let low = lw.e.op(Op::BitwiseAnd, u64t, &[bits, one]);
+    let z64 = lw.c(ScalarType::U64, 0)?;
+    let even = lw.e.op(Op::IEqual, bt, &[low, z64]);
+    let mag = lw.e.ext(f64t, Glsl::FAbs as u32, &[sum]);
+    let inf = lw.c(ScalarType::F64, f64::INFINITY.to_bits())?;
+    let finite = lw.e.op(Op::FOrdLessThan, bt, &[mag, inf]);
+    let e_pos = lw.e.op(Op::FOrdGreaterThan, bt, &[err, zero]);
+    let s_pos = lw.e.op(Op::FOrdGreaterThan, bt, &[sum, zero]);
+    let same = lw.e.op(Op::LogicalEqual, bt, &[e_pos, s_pos]);
+    let minus_one = lw.c(ScalarType::U64, u64::MAX)?;
+    let step = lw.e.op(Op::Select, u64t, &[same, one, minus_one]);
+    let moved = lw.e.op(Op::IAdd, u64t, &[bits, step]);
+    let moved = lw.e.op(Op::Bitcast, f64t, &[moved]);
+    let c1 = lw.e.op(Op::LogicalAnd, bt, &[inexact, even]);
+    let fix = lw.e.op(Op::LogicalAnd, bt, &[c1, finite]);
+    let odd = lw.e.op(Op::Select, f64t, &[fix, moved, sum]);
+    Ok(lw.e.op(Op::FConvert, f32t, &[odd]))
+}
+
+/// IEEE division. Vulkan defines `OpFDiv` only for divisors of magnitude in `[2^-126, 2^126]`
+/// (lavapipe gives `x / 0 = 0`), so the IEEE results for a zero or infinite divisor are made
+/// explicit: `x / ±0` is `±inf` with the sign `sign(x) ^ sign(y)` (NaN for `0 / 0` and a NaN `x`),
+/// `x / ±inf` is a signed zero (NaN for `inf / inf` and a NaN `x`).
+fn fdiv(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32) -> Result<u32, CompileError> {
+    let ty = lw.ty(t)?;
+    let (ut, _, sign) = bits_of(lw, t);
+    let us = if t == ScalarType::F32 { ScalarType::U32 } else { ScalarType::U64 };
+    let bt = lw.bool_ty();
+    let q = exact(lw, Op::FDiv, ty, a, b);
+    let (xa, xb) = (lw.e.op(Op::Bitcast, ut, &[a]), lw.e.op(Op::Bitcast, ut, &[b]));
+    let x = lw.e.op(Op::BitwiseXor, ut, &[xa, xb]);
+    let sign_c = lw.c(us, sign)?;
+    let s = lw.e.op(Op::BitwiseAnd, ut, &[x, sign_c]);
+    let inf_bits = if t == ScalarType::F32 { u64::from(f32::INFINITY.to_bits()) } else { f64::INFINITY.to_bits() };
+    let inf_c = lw.c(us, inf_bits)?;
+    let signed_inf = lw.e.op(Op::BitwiseOr, ut, &[s, inf_c]);
+    let signed_inf = lw.e.op(Op::Bitcast, ty, &[signed_inf]);
+    let signed_zero = lw.e.op(Op::Bitcast, ty, &[s]);
+    let nan = lw.c(t, if t == ScalarType::F32 { u64::from(f32::NAN.to_bits()) } else { f64::NAN.to_bits() })?;
+    let zero = lw.c(t, 0)?;
+    let ma = lw.e.ext(ty, Glsl::FAbs as u32, &[a]);
+    let mb = lw.e.ext(ty, Glsl::FAbs as u32, &[b]);
+    let inf = lw.c(t, inf_bits)?;
+    let b_zero = lw.e.op(Op::FOrdEqual, bt, &[mb, zero]);
+    let b_inf = lw.e.op(Op::FOrdEqual, bt, &[mb, inf]);
+    let a_zero = lw.e.op(Op::FOrdEqual, bt, &[ma, zero]);
+    let a_inf = lw.e.op(Op::FOrdEqual, bt, &[ma, inf]);
+    let a_nan = lw.e.op(Op::IsNan, bt, &[a]);
+    let by_zero = {
+        let bad = lw.e.op(Op::LogicalOr, bt, &[a_zero, a_nan]);
+        lw.e.op(Op::Select, ty, &[bad, nan, signed_inf])
+    };
+    let by_inf = {
+        let bad = lw.e.op(Op::LogicalOr, bt, &[a_inf, a_nan]);
+        lw.e.op(Op::Select, ty, &[bad, nan, signed_zero])
+    };
+    let r = lw.e.op(Op::Select, ty, &[b_inf, by_inf, q]);
+    Ok(lw.e.op(Op::Select, ty, &[b_zero, by_zero, r]))
+}
+
 /// An op whose result must not be contracted with its neighbours.
 fn exact(lw: &mut Lower<'_>, op: Op, t: u32, a: u32, b: u32) -> u32 {
     let d = lw.e.op(op, t, &[a, b]);
@@ -155,7 +281,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u3
             BinOp::Add => exact(lw, Op::FAdd, ty, a, b),
             BinOp::Sub => exact(lw, Op::FSub, ty, a, b),
             BinOp::Mul => exact(lw, Op::FMul, ty, a, b),
-            BinOp::Div => exact(lw, Op::FDiv, ty, a, b),
+            BinOp::Div => fdiv(lw, t, a, b)?,
             BinOp::Rem => fmod(lw, t, a, b)?,
             BinOp::Min | BinOp::Max => {
                 // minNum/maxNum: the ordered pick, the other operand when `b` is NaN (`a` NaN
@@ -334,10 +460,14 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
                 let hi = lw.e.op(Op::UConvert, u, &[hs]);
                 match op {
                     UnOp::Bitrev => {
-                        let (rl, rh) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
-                        let (wl, wh) = (lw.e.op(Op::UConvert, ty, &[rl]), lw.e.op(Op::UConvert, ty, &[rh]));
-                        let sl = lw.e.op(Op::ShiftLeftLogical, ty, &[wl, c32]);
-                        lw.e.op(Op::BitwiseOr, ty, &[sl, wh])
+                        // As a `uvec2` (x = low word): reverse both words and swap them. Built
+                        // from truncations and shifts instead, llvmpipe's 256/512-bit vector code
+                        // returned wrong bits (lavapipe at widths 8 and 16).
+                        let v2 = uvec2(lw);
+                        let words = lw.e.op(Op::Bitcast, v2, &[a]);
+                        let rev = lw.e.op(Op::BitReverse, v2, &[words]);
+                        let swapped = lw.e.op(Op::VectorShuffle, v2, &[rev, rev, 1, 0]);
+                        lw.e.op(Op::Bitcast, ty, &[swapped])
                     }
                     UnOp::Popcount => {
                         let (pl, ph) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));

@@ -29,7 +29,7 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             let Imm::Dim(dim) = data.imm else { return Err(lw.err(None, "malformed dimension")) };
             let k = dim_index(dim);
             match op {
-                Opcode::ThreadId => lw.builtin_dim(BuiltIn::LocalInvocationId, k)?,
+                Opcode::ThreadId => thread_id(lw, k)?,
                 Opcode::BlockId => lw.builtin_dim(BuiltIn::WorkgroupId, k)?,
                 Opcode::BlockDim => lw.c_u32(f.launch.block[k]),
                 _ => lw.builtin_dim(BuiltIn::NumWorkgroups, k)?,
@@ -231,6 +231,36 @@ pub(crate) fn mask_ty(lw: &mut Lower<'_>) -> Result<(u32, ScalarType), CompileEr
 pub(crate) fn mask_const(lw: &mut Lower<'_>, v: u64) -> Result<u32, CompileError> {
     let (_, s) = mask_ty(lw)?;
     lw.c(s, v)
+}
+
+/// `thread_id` along dimension `k`. Every workgroup is compiled 1-D (`LocalSize` = the block's
+/// thread count; see `lower.rs`), because Vulkan leaves how a multi-dimensional workgroup is split
+/// into subgroups to the driver (lavapipe 22.3 puts x in the lane and z in the subgroup), while MIR
+/// fixes subgroups as runs of the linear index `x + bx·(y + by·z)`. So the linear index is the
+/// 1-D invocation id and `x`, `y`, `z` are derived from it.
+fn thread_id(lw: &mut Lower<'_>, k: usize) -> Result<u32, CompileError> {
+    let [bx, by, bz] = lw.f.launch.block;
+    let idx = lw.builtin_dim(BuiltIn::LocalInvocationId, 0)?;
+    if by == 1 && bz == 1 {
+        return Ok(if k == 0 { idx } else { lw.c_u32(0) });
+    }
+    let u = lw.int_ty(32);
+    Ok(match k {
+        0 => {
+            let c = lw.c_u32(bx);
+            lw.e.op(Op::UMod, u, &[idx, c])
+        }
+        1 => {
+            let c = lw.c_u32(bx);
+            let q = lw.e.op(Op::UDiv, u, &[idx, c]);
+            let c = lw.c_u32(by);
+            lw.e.op(Op::UMod, u, &[q, c])
+        }
+        _ => {
+            let c = lw.c_u32(bx * by);
+            lw.e.op(Op::UDiv, u, &[idx, c])
+        }
+    })
 }
 
 /// `OpGroupNonUniformBallot` as a `uvec4`.
@@ -486,31 +516,28 @@ fn key_eq(lw: &mut Lower<'_>, key: (u32, u32, bool), other: u32) -> u32 {
     }
 }
 
-/// `match.any`: a loop in which the first active lane's key is matched and the lanes holding it
-/// leave with their ballot, until every lane has left (at most one trip per distinct key).
+/// `match.any`: straight-line over the `W` lanes — broadcast lane `j`'s key (a constant lane id, so
+/// no divergent loop: a per-lane ballot carried out of a divergent loop came back wrong on
+/// lavapipe), set bit `j` where it equals this lane's key, then keep only the active lanes (an
+/// inactive lane's broadcast is undefined, its bit is cleared).
 fn match_any(lw: &mut Lower<'_>, val: Value) -> Result<u32, CompileError> {
     let key = match_key(lw, val)?;
     lw.need_subgroup(Capability::GroupNonUniformBallot, None)?;
     let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
-    let (header, body, brk, sel, cont, merge) = (lw.e.id(), lw.e.id(), lw.e.id(), lw.e.id(), lw.e.id(), lw.e.id());
-    lw.e.branch(header);
-    lw.e.begin(header);
-    lw.e.op_void(Op::LoopMerge, &[merge, cont, 0]);
-    lw.e.branch(body);
-    lw.e.begin(body);
-    let first = lw.e.op(Op::GroupNonUniformBroadcastFirst, key.1, &[scope, key.0]);
-    let eq = key_eq(lw, key, first);
-    let b = ballot(lw, eq)?;
-    lw.e.op_void(Op::SelectionMerge, &[sel, 0]);
-    lw.e.terminate(Op::BranchConditional, &[eq, brk, sel]);
-    lw.e.begin(brk);
-    lw.e.branch(merge);
-    lw.e.begin(sel);
-    lw.e.branch(cont);
-    lw.e.begin(cont);
-    lw.e.branch(header);
-    lw.e.begin(merge);
-    mask_to_u64(lw, b)
+    let (mt, _) = mask_ty(lw)?;
+    let mut m = mask_const(lw, 0)?;
+    let zero = m;
+    for j in 0..lw.w {
+        let lane = lw.c_u32(j);
+        let kj = lw.e.op(Op::GroupNonUniformBroadcast, key.1, &[scope, key.0, lane]);
+        let eq = key_eq(lw, key, kj);
+        let bit = mask_const(lw, 1u64 << j)?;
+        let sel = lw.e.op(Op::Select, mt, &[eq, bit, zero]);
+        m = lw.e.op(Op::BitwiseOr, mt, &[m, sel]);
+    }
+    let act = active(lw)?;
+    let m = lw.e.op(Op::BitwiseAnd, mt, &[m, act]);
+    mask_to_u64(lw, m)
 }
 
 /// `block.sync_pred`: every thread folds its predicate into a workgroup slot with an atomic

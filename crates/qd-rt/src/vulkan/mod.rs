@@ -189,9 +189,12 @@ impl VulkanDevice {
         }
         let limits = &self.gpu.props.limits;
         limits.check_block(f.launch.block).map_err(|e| e.context(ctx()))?;
+        // The SPIR-V back end compiles every block as a 1-D workgroup of all its threads.
+        let linear = [f.launch.block.iter().product::<u32>(), 1, 1];
+        limits.check_block(linear).map_err(|e| e.context(ctx()))?;
         limits.check_shared(shared_bytes(f)).map_err(|e| e.context(ctx()))?;
         let c = spirv::compile(f, &self.gpu.props, self.env, width).map_err(|e| e.context(ctx()))?;
-        let k = self.make_kernel(f.launch.block, c, width, required).map_err(|e| e.context(ctx()))?;
+        let k = self.make_kernel(linear, c, width, required).map_err(|e| e.context(ctx()))?;
         let k = Arc::new(k);
         st.cache.insert(key, k.clone());
         Ok(k)

@@ -52,6 +52,8 @@ pub(crate) struct Features {
     pub subgroup_extended_types: bool,
     pub vulkan_memory_model: bool,
     pub vulkan_memory_model_device_scope: bool,
+    /// `shaderSignedZeroInfNanPreserveFloat32` / `…Float64` (float controls).
+    pub signed_zero_inf_nan_preserve: [bool; 2],
 }
 
 /// A physical device's description.

@@ -135,7 +135,12 @@ impl Instance {
         let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
         let mut ssc = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut drv = vk::PhysicalDeviceDriverProperties::default();
+        let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+        let fc_ok = api >= vk::API_VERSION_1_2 || has(ash::khr::shader_float_controls::NAME);
         let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut sub);
+        if fc_ok {
+            p2 = p2.push_next(&mut fc);
+        }
         if ssc_ok {
             p2 = p2.push_next(&mut ssc);
         }
@@ -195,6 +200,10 @@ impl Instance {
             subgroup_extended_types: v12 && t(f12.shader_subgroup_extended_types),
             vulkan_memory_model: v12 && t(f12.vulkan_memory_model),
             vulkan_memory_model_device_scope: v12 && t(f12.vulkan_memory_model_device_scope),
+            signed_zero_inf_nan_preserve: [
+                fc_ok && t(fc.shader_signed_zero_inf_nan_preserve_float32),
+                fc_ok && t(fc.shader_signed_zero_inf_nan_preserve_float64),
+            ],
         };
         let mut extensions = Vec::new();
         if ssc_ext && size_control.is_some() {
@@ -202,6 +211,9 @@ impl Instance {
         }
         if features.float32_atomic_add {
             extensions.push(ash::ext::shader_atomic_float::NAME);
+        }
+        if api < vk::API_VERSION_1_2 && fc_ok && features.signed_zero_inf_nan_preserve.contains(&true) {
+            extensions.push(ash::khr::shader_float_controls::NAME);
         }
         // SAFETY: as above.
         let families = unsafe { inst.get_physical_device_queue_family_properties(pd) };

@@ -75,6 +75,7 @@ pub(crate) fn caps(p: &Props, width: u32) -> DeviceCaps {
         float32_atomic_add: f.float32_atomic_add,
         max_shared_bytes: p.limits.max_shared_bytes,
         max_workgroup_invocations: p.limits.max_invocations,
+        signed_zero_inf_nan_preserve: f.signed_zero_inf_nan_preserve,
     }
 }
 
