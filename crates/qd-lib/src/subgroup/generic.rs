@@ -64,7 +64,7 @@ pub(crate) fn reduce_impl(
             for i in 0..l {
                 let k = b.const_u32(1 << i)?;
                 let other = b.shuffle_xor(v, k)?;
-                v = op.apply(b, v, other)?;
+                v = op.combine(b, loc, name, v, other)?;
             }
             Ok(v)
         }
@@ -73,13 +73,20 @@ pub(crate) fn reduce_impl(
 }
 
 /// The Hillis–Steele inclusive scan of `v` under `op` over tiles of `2^l` lanes.
-fn hillis_steele(b: &mut KernelBuilder<'_>, v: Val, op: Op<'_>, l: u32) -> Result<Val, BuildError> {
+fn hillis_steele(
+    b: &mut KernelBuilder<'_>,
+    loc: Loc,
+    name: &str,
+    v: Val,
+    op: Op<'_>,
+    l: u32,
+) -> Result<Val, BuildError> {
     let lig = lane_in_tile(b, l)?;
     let mut v = v;
     for i in 0..l {
         let k = b.const_u32(1 << i)?;
         let pred = b.shuffle_up(v, k)?;
-        let combined = op.apply(b, pred, v)?;
+        let combined = op.combine(b, loc, name, pred, v)?;
         let take = b.ge(lig, k)?;
         v = b.select(take, combined, v)?;
     }
@@ -99,7 +106,7 @@ pub(crate) fn inclusive_impl(
     let (t, steps) = geometry(b, loc, name, log2_size, op.group().is_none())?;
     match (op.group(), steps) {
         (Some(g), _) => b.subgroup_scan(g, t, true, v),
-        (None, Some(l)) => hillis_steele(b, v, op, l),
+        (None, Some(l)) => hillis_steele(b, loc, name, v, op, l),
         (None, None) => Err(err(loc, ErrorKind::Config, format!("{name}: no tile size"))),
     }
 }
@@ -136,7 +143,7 @@ pub(crate) fn exclusive_impl(
             let zero = b.const_u32(0)?;
             let first = b.eq(lig, zero)?;
             let shifted = b.select(first, id, prev)?;
-            hillis_steele(b, shifted, op, l)
+            hillis_steele(b, loc, name, shifted, op, l)
         }
         (None, None, _) => Err(err(
             loc,

@@ -428,6 +428,14 @@ fn errors() -> Outcome {
     let r = block::reduce(&mut k, x, 96, Op::XOR);
     expect_err("xor on f32", r, l, &["block::reduce", "unsupported dtype f32", "i32, u32, i64, u64"])?;
     let i = k.const_i32(1).map_err(b2s)?;
+    // A custom operator that does not return its operands' type.
+    let widen = |k: &mut KernelBuilder<'_>, a: qd_lib::Val, _b: qd_lib::Val| k.cast(a, ScalarType::I64);
+    let l = line!() + 1;
+    let r = block::reduce(&mut k, i, 96, Op::custom(&widen));
+    expect_err("custom op type (reduce)", r, l, &["block::reduce", "custom operator returned i64 for i32 operands"])?;
+    let l = line!() + 1;
+    let r = block::inclusive_scan(&mut k, i, 96, Op::custom(&widen));
+    expect_err("custom op type (scan)", r, l, &["block::inclusive_scan", "custom operator returned i64"])?;
     let l = line!() + 1;
     let r = block::exclusive_scan(&mut k, x, 96, Op::ADD, i);
     expect_err("identity type", r, l, &["block::exclusive_scan", "identity is i32"])?;
