@@ -14,8 +14,8 @@ pub type CustomOp<'f> = &'f dyn Fn(&mut KernelBuilder<'_>, Val, Val) -> Result<V
 /// A builtin operator (`Op::from(GroupOp::Add)`, `Op::ADD`, …) lets each back end choose its own
 /// sequence (a MIR `subgroup.reduce`/`subgroup.scan`); a custom one must return its operands' type
 /// (else the library function is a [`BuildError`] naming it) and be associative (scans
-/// apply it as `op(predecessor, own)`, never reordering operands) and is applied in the
-/// Quadrants shuffle trees.
+/// apply it as `op(predecessor, own)`, never reordering operands); it is applied in shuffle trees
+/// (reductions: MIR's butterfly; scans: Quadrants' Hillis–Steele tree).
 #[derive(Clone, Copy)]
 pub enum Op<'f> {
     /// One of MIR's group operators.

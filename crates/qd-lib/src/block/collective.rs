@@ -27,7 +27,7 @@ use std::panic::Location;
 
 // The subgroup step is `subgroup::generic` over the whole subgroup: a builtin operator is one
 // full-subgroup MIR collective (each back end picks its sequence); a custom one runs the
-// Quadrants trees (tile = the width).
+// butterfly (reduce) and Hillis–Steele (scans) trees of `subgroup::generic` (tile = the width).
 
 /// Checks `block_dim` against the width and the kernel's block; returns (width, subgroups).
 pub(crate) fn block_geometry(
@@ -268,8 +268,10 @@ pub fn inclusive_scan(b: &mut KernelBuilder<'_>, v: Val, block_dim: u32, op: Op<
 }
 
 /// Block exclusive scan under `op` with an explicit `identity` (of `v`'s type): thread 0 gets
-/// `identity`, thread `i` gets `identity op v[0] op … op v[i-1]` in Quadrants' order (the
-/// subgroup step shifts the input up one lane, `identity` in lane 0, then scans).
+/// `identity`, thread `i` gets `v[0] op … op v[i-1]` when `identity` is neutral for `op`, in
+/// Quadrants' order: the subgroup step shifts the input up one lane with `identity` in lane 0 of
+/// **every** subgroup, then scans, so a non-neutral identity enters once per subgroup up to
+/// thread `i`'s (as in Quadrants).
 ///
 /// Quadrants `qd.simt.block.exclusive_scan(value, block_dim, op, identity, dtype)`. Cost: as
 /// [`inclusive_scan`] plus one shuffle and one op.

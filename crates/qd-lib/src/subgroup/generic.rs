@@ -3,11 +3,14 @@
 //! public here because block collectives and users with their own operators need them).
 //!
 //! A builtin operator becomes one MIR collective (`subgroup.reduce`, `subgroup.scan`), so each back
-//! end picks its best sequence; a custom operator is applied in the Quadrants trees:
+//! end picks its best sequence; a custom operator is applied in shuffle trees:
 //!
-//! - reduce: butterfly, `v = op(v, shuffle_xor(v, k))` for `k = 1, 2, …, T/2`: every lane of the
-//!   tile ends with the reduction (bit-identical across lanes when `op` is commutative);
-//! - inclusive scan: Hillis–Steele, for `k = 1, 2, …`: `v = op(shuffle_up(v, k), v)` on tile
+//! - reduce: MIR's butterfly, `v = op(v, shuffle_xor(v, k))` for `k = 1, 2, …, T/2` — **not**
+//!   Quadrants' `_reduce_tiled` (a `shuffle_down` tree, offsets `T/2 … 1`, defined at tile lane 0
+//!   only): every lane of the tile ends with a reduction, tile lane 0 with the in-order
+//!   `v[0] op v[1] op …` (so associative non-commutative operators work there; other lanes see
+//!   other operand orders, bit-identical to lane 0's when `op` is commutative);
+//! - inclusive scan (Quadrants' tree): Hillis–Steele, for `k = 1, 2, …`: `v = op(shuffle_up(v, k), v)` on tile
 //!   lanes `≥ k` (predecessor on the left: non-commutative associative operators keep order);
 //! - exclusive scan: shift the input up one lane (the identity in tile lane 0), then the inclusive
 //!   scan — Quadrants' order, so an explicit identity takes part exactly as there.
