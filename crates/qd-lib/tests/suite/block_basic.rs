@@ -469,6 +469,16 @@ fn errors() -> Outcome {
     let l = line!() + 1;
     let r = v.load(&mut k, &[c1]);
     expect_err("load of a vector element", r, l, &["use load_elem"])?;
+    // The hint names functions that exist.
+    let l = line!() + 1;
+    let r = v.atomic_add(&mut k, &[c1], i);
+    expect_err("atomic_add of a vector element", r, l, &["use atomic_elem"])?;
+    let l = line!() + 1;
+    let r = v.atomic_cas(&mut k, &[c1], i, i);
+    expect_err("atomic_cas of a vector element", r, l, &["atomic_cas", "scalar elements only"])?;
+    let l = line!() + 1;
+    let r = v.store(&mut k, &[c1], i);
+    expect_err("store of a vector element", r, l, &["use store_elem", "store_vec"])?;
     let l = line!() + 1;
     let r = SharedArray::new(&mut k, "big", ScalarType::F64, &[8193]);
     expect_err("too big", r, l, &["SharedArray::new @big", "64 KiB"])?;
