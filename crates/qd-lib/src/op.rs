@@ -2,7 +2,8 @@
 //! `subgroup::reduce_tiled_with`, …) — one of MIR's group operators, which the back ends lower
 //! with their best sequence, or a user closure, which the library applies in a shuffle tree.
 
-use qd_frontend::{BuildError, KernelBuilder, Val};
+use crate::common::{err, Loc};
+use qd_frontend::{BuildError, ErrorKind, KernelBuilder, Val};
 use qd_mir::GroupOp;
 
 /// The signature of a user operator: combines two values of the same type.
@@ -11,9 +12,10 @@ pub type CustomOp<'f> = &'f dyn Fn(&mut KernelBuilder<'_>, Val, Val) -> Result<V
 /// A binary operator for the generic collectives (Quadrants' template `op` argument).
 ///
 /// A builtin operator (`Op::from(GroupOp::Add)`, `Op::ADD`, …) lets each back end choose its own
-/// sequence (a MIR `subgroup.reduce`/`subgroup.scan`); a custom one must be associative (scans
-/// apply it as `op(predecessor, own)`, never reordering operands) and is applied in the
-/// Quadrants shuffle trees.
+/// sequence (a MIR `subgroup.reduce`/`subgroup.scan`); a custom one must return its operands' type
+/// (else the library function is a [`BuildError`] naming it) and be associative (scans
+/// apply it as `op(predecessor, own)`, never reordering operands); it is applied in shuffle trees
+/// (reductions: MIR's butterfly; scans: Quadrants' Hillis–Steele tree).
 #[derive(Clone, Copy)]
 pub enum Op<'f> {
     /// One of MIR's group operators.
@@ -74,6 +76,32 @@ impl<'f> Op<'f> {
             },
             Op::Custom(f) => f(b, x, y),
         }
+    }
+
+    /// [`Op::apply`] inside the library function `name`: a custom operator whose result is not of
+    /// its operands' type is an error at `loc` naming the function (rather than a value of another
+    /// type, or a type error from some instruction the library emits after it).
+    pub(crate) fn combine(
+        &self,
+        b: &mut KernelBuilder<'_>,
+        loc: Loc,
+        name: &str,
+        x: Val,
+        y: Val,
+    ) -> Result<Val, BuildError> {
+        let r = self.apply(b, x, y)?;
+        if r.ty() != x.ty() {
+            return Err(err(
+                loc,
+                ErrorKind::TypeMismatch,
+                format!(
+                    "{name}: the custom operator returned {} for {} operands (it must return its operands' type)",
+                    r.ty(),
+                    x.ty()
+                ),
+            ));
+        }
+        Ok(r)
     }
 }
 

@@ -14,7 +14,7 @@
 //! computed over the members. Results follow Quadrants' types: i32 for votes and `ballot`, u32 for
 //! `match_*` and `active_mask`.
 
-use crate::common::{at, err, lane_u32, truthy, width, Loc};
+use crate::common::{at, dtype, err, lane_u32, truthy, width, Loc, NUMERIC};
 use qd_frontend::{BuildError, ErrorKind, KernelBuilder, ScalarType, Val};
 use std::panic::Location;
 
@@ -229,17 +229,6 @@ shfl_fn!(
     shfl_xor_i32, Shfl::Xor, ScalarType::I32, lane_mask
 );
 
-fn match_dtype(loc: Loc, op: &str, v: Val) -> Result<(), BuildError> {
-    match v.scalar() {
-        Some(s) if s.is_numeric() => Ok(()),
-        _ => Err(err(
-            loc,
-            ErrorKind::TypeMismatch,
-            format!("{op}: unsupported dtype {} (supported: i32, u32, i64, u64, f32, f64)", v.ty()),
-        )),
-    }
-}
-
 /// The member lanes whose `v` has the same bits as this lane's (u32).
 ///
 /// Quadrants `qd.simt.warp.match_any(mask, v)` (CUDA `__match_any_sync`, sm_70+). MIR `match.any`
@@ -250,7 +239,7 @@ pub fn match_any(b: &mut KernelBuilder<'_>, mask: Val, v: Val) -> Result<Val, Bu
     (|| {
         let op = "warp::match_any";
         warp_width(b, loc, op)?;
-        match_dtype(loc, op, v)?;
+        dtype(loc, op, v, NUMERIC)?;
         let m = members(b, loc, op, mask)?;
         let same = b.match_any(v)?;
         let same = b.cast(same, ScalarType::U32)?;
@@ -269,7 +258,7 @@ pub fn match_all(b: &mut KernelBuilder<'_>, mask: Val, v: Val) -> Result<Val, Bu
     (|| {
         let op = "warp::match_all";
         warp_width(b, loc, op)?;
-        match_dtype(loc, op, v)?;
+        dtype(loc, op, v, NUMERIC)?;
         let mask32 = lane_u32(b, loc, op, "the member mask", mask)?;
         let m = members(b, loc, op, mask32)?;
         let same = b.match_any(v)?;

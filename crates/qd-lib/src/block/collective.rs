@@ -27,7 +27,7 @@ use std::panic::Location;
 
 // The subgroup step is `subgroup::generic` over the whole subgroup: a builtin operator is one
 // full-subgroup MIR collective (each back end picks its sequence); a custom one runs the
-// Quadrants trees (tile = the width).
+// butterfly (reduce) and Hillis–Steele (scans) trees of `subgroup::generic` (tile = the width).
 
 /// Checks `block_dim` against the width and the kernel's block; returns (width, subgroups).
 pub(crate) fn block_geometry(
@@ -113,7 +113,7 @@ fn reduce_core(
         for w in 1..nsg {
             let i = b.const_u32(w)?;
             let x = b.load(shared, i)?;
-            r = op.apply(b, r, x)?;
+            r = op.combine(b, loc, name, r, x)?;
         }
         b.def_var(result, r)
     })?;
@@ -141,7 +141,8 @@ fn reduce_all_core(
 }
 
 /// The cross-subgroup step of both scans: `scan` is this lane's subgroup scan, `agg` the value the
-/// last lane publishes, `sg0_prefix` the placeholder prefix of subgroup 0.
+/// last lane publishes, `sg0_prefix` the placeholder prefix of subgroup 0; `(loc, name)` the
+/// caller and the public function, for errors.
 #[allow(clippy::too_many_arguments)]
 fn scan_fold(
     b: &mut KernelBuilder<'_>,
@@ -151,9 +152,9 @@ fn scan_fold(
     agg: Val,
     sg0_prefix: Val,
     op: Op<'_>,
-    base: &str,
+    (loc, name): (Loc, &str),
 ) -> Result<Val, BuildError> {
-    let shared = slots(b, base, scan, nsg)?;
+    let shared = slots(b, "qd_block_scan", scan, nsg)?;
     let last = lane_is(b, w - 1)?;
     b.if_then(last, |b| {
         let sg = b.subgroup_id()?;
@@ -169,13 +170,13 @@ fn scan_fold(
         let mine = b.eq(sg, kv)?;
         prefix = b.select(mine, running, prefix)?;
         let addend = b.load(shared, kv)?;
-        running = op.apply(b, running, addend)?;
+        running = op.combine(b, loc, name, running, addend)?;
     }
     let result = b.declare_var(scan.ty());
     b.def_var(result, scan)?;
     let not_first = b.ne(sg, z)?;
     b.if_then(not_first, |b| {
-        let r = op.apply(b, prefix, scan)?;
+        let r = op.combine(b, loc, name, prefix, scan)?;
         b.def_var(result, r)
     })?;
     b.use_var(result)
@@ -195,7 +196,7 @@ fn inclusive_core(
         return Ok(scan);
     }
     // Subgroup 0's prefix is never applied; any value of the type stands in (Quadrants: slot 0).
-    scan_fold(b, w, nsg, scan, scan, scan, op, "qd_block_scan")
+    scan_fold(b, w, nsg, scan, scan, scan, op, (loc, name))
 }
 
 pub(crate) fn exclusive_core(
@@ -213,13 +214,13 @@ pub(crate) fn exclusive_core(
     if nsg == 1 {
         return Ok(scan);
     }
-    let agg = op.apply(b, scan, v)?;
+    let agg = op.combine(b, loc, name, scan, v)?;
     let sg0 = match (id, op.group()) {
         (Some(i), _) => i,
         (None, Some(g)) => identity(b, g, ty)?,
         (None, None) => scan,
     };
-    scan_fold(b, w, nsg, scan, agg, sg0, op, "qd_block_scan")
+    scan_fold(b, w, nsg, scan, agg, sg0, op, (loc, name))
 }
 
 macro_rules! wrap {
@@ -267,8 +268,10 @@ pub fn inclusive_scan(b: &mut KernelBuilder<'_>, v: Val, block_dim: u32, op: Op<
 }
 
 /// Block exclusive scan under `op` with an explicit `identity` (of `v`'s type): thread 0 gets
-/// `identity`, thread `i` gets `identity op v[0] op … op v[i-1]` in Quadrants' order (the
-/// subgroup step shifts the input up one lane, `identity` in lane 0, then scans).
+/// `identity`, thread `i` gets `v[0] op … op v[i-1]` when `identity` is neutral for `op`, in
+/// Quadrants' order: the subgroup step shifts the input up one lane with `identity` in lane 0 of
+/// **every** subgroup, then scans, so a non-neutral identity enters once per subgroup up to
+/// thread `i`'s (as in Quadrants).
 ///
 /// Quadrants `qd.simt.block.exclusive_scan(value, block_dim, op, identity, dtype)`. Cost: as
 /// [`inclusive_scan`] plus one shuffle and one op.

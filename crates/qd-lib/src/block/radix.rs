@@ -70,7 +70,17 @@ fn rank_impl(
     if key.scalar() != Some(ScalarType::U32) {
         return Err(err(loc, ErrorKind::TypeMismatch, format!("{NAME}: the key must be u32, got {}", key.ty())));
     }
-    if !(1..=10).contains(&radix_bits) || block_dim != 1u32 << radix_bits {
+    if !(1..=10).contains(&radix_bits) {
+        return Err(err(
+            loc,
+            ErrorKind::OutOfRange,
+            format!(
+                "{NAME}: radix_bits {radix_bits} is outside 1..=10 (block_dim = 1 << radix_bits threads, at most \
+                 1024)"
+            ),
+        ));
+    }
+    if block_dim != 1u32 << radix_bits {
         return Err(err(
             loc,
             ErrorKind::OutOfRange,

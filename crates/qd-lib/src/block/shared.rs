@@ -311,17 +311,20 @@ impl SharedArray {
 
     fn scalar_only(&self, loc: Loc, op: &str) -> Result<(), BuildError> {
         if self.elem == ElemShape::Scalar {
-            Ok(())
-        } else {
-            Err(err(
-                loc,
-                ErrorKind::TypeMismatch,
-                format!(
-                    "SharedArray::{op} @{}: the elements are {:?}; use {op}_elem with a component (or load_vec/store_vec)",
-                    self.name, self.elem
-                ),
-            ))
+            return Ok(());
         }
+        // The component-wise form that exists for `op`.
+        let hint = match op {
+            "load" => "use load_elem with a component, or load_vec",
+            "store" => "use store_elem with a component, or store_vec",
+            "atomic_cas" => "atomic_cas works on arrays of scalar elements only",
+            _ => "use atomic_elem with the operator and a component",
+        };
+        Err(err(
+            loc,
+            ErrorKind::TypeMismatch,
+            format!("SharedArray::{op} @{}: the elements are {:?}; {hint}", self.name, self.elem),
+        ))
     }
 
     /// `arr[idx]` for scalar elements (one index per dimension, any integer type).

@@ -3,11 +3,14 @@
 //! public here because block collectives and users with their own operators need them).
 //!
 //! A builtin operator becomes one MIR collective (`subgroup.reduce`, `subgroup.scan`), so each back
-//! end picks its best sequence; a custom operator is applied in the Quadrants trees:
+//! end picks its best sequence; a custom operator is applied in shuffle trees:
 //!
-//! - reduce: butterfly, `v = op(v, shuffle_xor(v, k))` for `k = 1, 2, …, T/2`: every lane of the
-//!   tile ends with the reduction (bit-identical across lanes when `op` is commutative);
-//! - inclusive scan: Hillis–Steele, for `k = 1, 2, …`: `v = op(shuffle_up(v, k), v)` on tile
+//! - reduce: MIR's butterfly, `v = op(v, shuffle_xor(v, k))` for `k = 1, 2, …, T/2` — **not**
+//!   Quadrants' `_reduce_tiled` (a `shuffle_down` tree, offsets `T/2 … 1`, defined at tile lane 0
+//!   only): every lane of the tile ends with a reduction, tile lane 0 with the in-order
+//!   `v[0] op v[1] op …` (so associative non-commutative operators work there; other lanes see
+//!   other operand orders, bit-identical to lane 0's when `op` is commutative);
+//! - inclusive scan (Quadrants' tree): Hillis–Steele, for `k = 1, 2, …`: `v = op(shuffle_up(v, k), v)` on tile
 //!   lanes `≥ k` (predecessor on the left: non-commutative associative operators keep order);
 //! - exclusive scan: shift the input up one lane (the identity in tile lane 0), then the inclusive
 //!   scan — Quadrants' order, so an explicit identity takes part exactly as there.
@@ -64,7 +67,7 @@ pub(crate) fn reduce_impl(
             for i in 0..l {
                 let k = b.const_u32(1 << i)?;
                 let other = b.shuffle_xor(v, k)?;
-                v = op.apply(b, v, other)?;
+                v = op.combine(b, loc, name, v, other)?;
             }
             Ok(v)
         }
@@ -73,13 +76,20 @@ pub(crate) fn reduce_impl(
 }
 
 /// The Hillis–Steele inclusive scan of `v` under `op` over tiles of `2^l` lanes.
-fn hillis_steele(b: &mut KernelBuilder<'_>, v: Val, op: Op<'_>, l: u32) -> Result<Val, BuildError> {
+fn hillis_steele(
+    b: &mut KernelBuilder<'_>,
+    loc: Loc,
+    name: &str,
+    v: Val,
+    op: Op<'_>,
+    l: u32,
+) -> Result<Val, BuildError> {
     let lig = lane_in_tile(b, l)?;
     let mut v = v;
     for i in 0..l {
         let k = b.const_u32(1 << i)?;
         let pred = b.shuffle_up(v, k)?;
-        let combined = op.apply(b, pred, v)?;
+        let combined = op.combine(b, loc, name, pred, v)?;
         let take = b.ge(lig, k)?;
         v = b.select(take, combined, v)?;
     }
@@ -99,7 +109,7 @@ pub(crate) fn inclusive_impl(
     let (t, steps) = geometry(b, loc, name, log2_size, op.group().is_none())?;
     match (op.group(), steps) {
         (Some(g), _) => b.subgroup_scan(g, t, true, v),
-        (None, Some(l)) => hillis_steele(b, v, op, l),
+        (None, Some(l)) => hillis_steele(b, loc, name, v, op, l),
         (None, None) => Err(err(loc, ErrorKind::Config, format!("{name}: no tile size"))),
     }
 }
@@ -136,7 +146,7 @@ pub(crate) fn exclusive_impl(
             let zero = b.const_u32(0)?;
             let first = b.eq(lig, zero)?;
             let shifted = b.select(first, id, prev)?;
-            hillis_steele(b, shifted, op, l)
+            hillis_steele(b, loc, name, shifted, op, l)
         }
         (None, None, _) => Err(err(
             loc,

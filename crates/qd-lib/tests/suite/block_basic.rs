@@ -428,6 +428,14 @@ fn errors() -> Outcome {
     let r = block::reduce(&mut k, x, 96, Op::XOR);
     expect_err("xor on f32", r, l, &["block::reduce", "unsupported dtype f32", "i32, u32, i64, u64"])?;
     let i = k.const_i32(1).map_err(b2s)?;
+    // A custom operator that does not return its operands' type.
+    let widen = |k: &mut KernelBuilder<'_>, a: qd_lib::Val, _b: qd_lib::Val| k.cast(a, ScalarType::I64);
+    let l = line!() + 1;
+    let r = block::reduce(&mut k, i, 96, Op::custom(&widen));
+    expect_err("custom op type (reduce)", r, l, &["block::reduce", "custom operator returned i64 for i32 operands"])?;
+    let l = line!() + 1;
+    let r = block::inclusive_scan(&mut k, i, 96, Op::custom(&widen));
+    expect_err("custom op type (scan)", r, l, &["block::inclusive_scan", "custom operator returned i64"])?;
     let l = line!() + 1;
     let r = block::exclusive_scan(&mut k, x, 96, Op::ADD, i);
     expect_err("identity type", r, l, &["block::exclusive_scan", "identity is i32"])?;
@@ -461,6 +469,16 @@ fn errors() -> Outcome {
     let l = line!() + 1;
     let r = v.load(&mut k, &[c1]);
     expect_err("load of a vector element", r, l, &["use load_elem"])?;
+    // The hint names functions that exist.
+    let l = line!() + 1;
+    let r = v.atomic_add(&mut k, &[c1], i);
+    expect_err("atomic_add of a vector element", r, l, &["use atomic_elem"])?;
+    let l = line!() + 1;
+    let r = v.atomic_cas(&mut k, &[c1], i, i);
+    expect_err("atomic_cas of a vector element", r, l, &["atomic_cas", "scalar elements only"])?;
+    let l = line!() + 1;
+    let r = v.store(&mut k, &[c1], i);
+    expect_err("store of a vector element", r, l, &["use store_elem", "store_vec"])?;
     let l = line!() + 1;
     let r = SharedArray::new(&mut k, "big", ScalarType::F64, &[8193]);
     expect_err("too big", r, l, &["SharedArray::new @big", "64 KiB"])?;

@@ -1,8 +1,9 @@
 //! Block reductions and scans: every op × dtype × block_dim = 1×, 2×, 4×, 8× the device width
-//! (capped at 1024 threads), three blocks per launch, against plain-Rust references that follow
-//! Quadrants' block algorithm (§2.3–§2.4) on top of the subgroup references: the subgroup step
-//! (butterfly reduce / Hillis–Steele scans), lane 0 (reduce) or the last lane (scans) publishing,
-//! thread 0's left fold, every thread's redundant prefix fold with the prefix on the left.
+//! (capped at 1024 threads), three blocks per launch (random; NaN/±0/±inf/INT_MIN/INT_MAX mixed
+//! in; all-equal), against plain-Rust references that follow Quadrants' block algorithm
+//! (§2.3–§2.4) on top of the subgroup references: the subgroup step (butterfly reduce /
+//! Hillis–Steele scans), lane 0 (reduce) or the last lane (scans) publishing, thread 0's left
+//! fold, every thread's redundant prefix fold with the prefix on the left.
 
 use crate::elem::{mix, Elem};
 use crate::harness::{buf, build, check, check_where, read, run, width, zeros, Outcome, Suite};
@@ -65,16 +66,21 @@ pub fn block_for(dev: &Device, m: u32) -> u32 {
     (width(dev) * m).min(1024)
 }
 
-/// Inputs: samples, with the special values mixed in for min/max.
-fn inputs<T: Elem>(n: usize, seed: u64, specials: bool) -> Vec<T> {
+/// Inputs over `BLOCKS` blocks: block 0 samples; block 1 samples with the special values (NaN,
+/// ±0, ±inf, INT_MIN, INT_MAX, …) mixed in, 1 in 5; block 2 one value everywhere (all-equal:
+/// INT_MIN, 0 for unsigned, -0.0 for floats).
+fn inputs<T: Elem>(n: usize, seed: u64) -> Vec<T> {
     let sp = T::specials();
+    let per_block = n / BLOCKS as usize;
+    let same = if T::is_int() { sp[3] } else { sp[2] };
     (0..n as u64)
         .map(|i| {
             let r = mix(i ^ (seed << 20));
-            if specials && r % 5 == 0 {
-                sp[(r / 5) as usize % sp.len()]
-            } else {
-                T::sample(i * 31 + seed)
+            match i as usize / per_block {
+                0 => T::sample(i * 31 + seed),
+                1 if r % 5 == 0 => sp[(r / 5) as usize % sp.len()],
+                1 => T::sample(i * 31 + seed),
+                _ => same,
             }
         })
         .collect()
@@ -168,7 +174,7 @@ fn compare<T: Elem>(kind: Kind, got: &[T], want: &[T], bd: usize) -> Outcome {
 fn builtin<T: Elem>(dev: &Device, m: u32, kind: Kind, g: GroupOp) -> Outcome {
     let (w, bd) = (width(dev), block_for(dev, m));
     let n = (bd * BLOCKS) as usize;
-    let xs = inputs::<T>(n, u64::from(m) * 7 + g as u64, g != GroupOp::Add);
+    let xs = inputs::<T>(n, u64::from(m) * 7 + g as u64);
     let got = run_block(dev, bd, &xs, |k, x| {
         let f = match (kind, g) {
             (Kind::Reduce, GroupOp::Add) => block::reduce_add,
@@ -211,7 +217,7 @@ fn custom_op<T: Elem>(k: &mut KernelBuilder<'_>, a: Val, b: Val) -> Result<Val, 
 fn custom<T: Elem>(dev: &Device, m: u32, kind: Kind) -> Outcome {
     let (w, bd) = (width(dev), block_for(dev, m));
     let n = (bd * BLOCKS) as usize;
-    let xs = inputs::<T>(n, u64::from(m) * 11 + 3, false);
+    let xs = inputs::<T>(n, u64::from(m) * 11 + 3);
     let id = T::sample(99);
     let op = Op::custom(&custom_op::<T>);
     let got = run_block(dev, bd, &xs, |k, x| match kind {
@@ -233,7 +239,7 @@ fn custom<T: Elem>(dev: &Device, m: u32, kind: Kind) -> Outcome {
 fn exclusive_seven<T: Elem>(dev: &Device, m: u32) -> Outcome {
     let (w, bd) = (width(dev), block_for(dev, m));
     let n = (bd * BLOCKS) as usize;
-    let xs = inputs::<T>(n, u64::from(m) * 5 + 1, false);
+    let xs = inputs::<T>(n, u64::from(m) * 5 + 1);
     let seven = match T::TY {
         qd_mir::ScalarType::F32 => T::from_bits(u64::from(7.0f32.to_bits())),
         qd_mir::ScalarType::F64 => T::from_bits(7.0f64.to_bits()),
@@ -257,7 +263,7 @@ fn exclusive_seven<T: Elem>(dev: &Device, m: u32) -> Outcome {
 fn bitwise<T: Elem>(dev: &Device, m: u32, g: GroupOp) -> Outcome {
     let (w, bd) = (width(dev), block_for(dev, m));
     let n = (bd * BLOCKS) as usize;
-    let xs = inputs::<T>(n, u64::from(m) * 13 + g as u64, false);
+    let xs = inputs::<T>(n, u64::from(m) * 13 + g as u64);
     let op = reference::group::<T>(g);
     let got = run_block(dev, bd, &xs, |k, x| block::reduce_all(k, x, bd, Op::Builtin(g)))?;
     check("reduce_all", &got, &reference_of(Kind::ReduceAll, &xs, bd as usize, w as usize, &op, T::identity(g)))?;
@@ -269,7 +275,7 @@ fn bitwise<T: Elem>(dev: &Device, m: u32, g: GroupOp) -> Outcome {
 fn two_call_sites(dev: &Device) -> Outcome {
     let (w, bd) = (width(dev), block_for(dev, 4));
     let n = (bd * BLOCKS) as usize;
-    let xs = inputs::<i64>(n, 77, false);
+    let xs = inputs::<i64>(n, 77);
     let got = run_block(dev, bd, &xs, |k, x| {
         let a = block::reduce_all_add(k, x, bd)?;
         let b = block::reduce_all_max(k, x, bd)?;

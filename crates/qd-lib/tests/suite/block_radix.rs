@@ -134,6 +134,18 @@ fn errors() -> Outcome {
             "block_dim 128, radix_bits 8",
         ],
     )?;
+    // radix_bits outside 1..=10 with block_dim = 1 << radix_bits: the message names radix_bits'
+    // range (not a block_dim mismatch that does not exist).
+    for (bd, bits) in [(2048u32, 11u32), (1, 0)] {
+        let l = line!() + 1;
+        let r = block::radix_rank_match_atomic_or(&mut k, key, bd, bits, 0, 1, &bins, &excl);
+        expect_err(
+            "radix_bits range",
+            r,
+            l,
+            &["block::radix_rank_match_atomic_or", &format!("radix_bits {bits}"), "1..=10"],
+        )?;
+    }
     let l = line!() + 1;
     let r = block::radix_rank_match_atomic_or(&mut k, key, 128, 7, 0, 8, &bins, &excl);
     expect_err("num_bits > radix_bits", r, l, &["num_bits 8", "radix_bits 7"])?;

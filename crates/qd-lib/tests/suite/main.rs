@@ -13,6 +13,7 @@ mod reference;
 mod smoke;
 mod subgroup_errors;
 mod subgroup_example;
+mod subgroup_generic;
 mod subgroup_movement;
 mod subgroup_reduce;
 mod subgroup_scan;
@@ -38,5 +39,6 @@ fn main() -> std::process::ExitCode {
     subgroup_sort::register(&mut suite);
     subgroup_errors::register(&mut suite);
     subgroup_example::register(&mut suite);
+    subgroup_generic::register(&mut suite);
     suite.run()
 }

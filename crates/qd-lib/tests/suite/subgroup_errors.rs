@@ -20,6 +20,7 @@ pub fn register(s: &mut Suite) {
     s.case("subgroup::errors/operands", |_| operands());
     s.case("subgroup::errors/broadcast_uniform", |_| broadcast_uniform());
     s.case("subgroup::errors/no_width", |_| no_width());
+    s.case("subgroup::errors/custom_op_type", |_| custom_op_type());
     s.case("subgroup::mir/collectives", |_| collectives());
 }
 
@@ -215,6 +216,21 @@ fn no_width() -> Outcome {
         sg::reduce_add(k, v.f).map_err(|e| e.to_string())?;
         sg::inclusive_xor(k, v.i).map_err(|e| e.to_string())?;
         sg::all_equal(k, v.f).map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
+
+/// A custom operator must return its operands' type: one that widens (here i32 → i64) is an
+/// error at the call naming the operator, not a result of another type or a message about some
+/// `select`/`store` inside the library.
+fn custom_op_type() -> Outcome {
+    let widen = |k: &mut KernelBuilder<'_>, a: Val, _b: Val| k.cast(a, ScalarType::I64);
+    let op = qd_lib::Op::custom(&widen);
+    with_builder(Some(32), |k, v| {
+        let m = &["custom operator", "returned i64", "i32 operands"];
+        expect(sg::reduce_tiled_with(k, v.i, op, 3), line!(), &[&m[..], &["subgroup::reduce_tiled_with"]].concat())?;
+        expect(sg::inclusive_scan_tiled_with(k, v.i, op, 5), line!(), m)?;
+        expect(sg::exclusive_scan_tiled_with(k, v.i, op, v.i, 2), line!(), m)?;
         Ok(())
     })
 }
