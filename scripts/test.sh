@@ -118,11 +118,13 @@ if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
   for lp in 128 256 512; do
     w=$((lp / 32))
     echo "--- LP_NATIVE_VECTOR_WIDTH=$lp (subgroup width $w)"
-    for t in "qd-tests vulkan_corpus" "qd-rt vulkan"; do
+    for t in "qd-tests vulkan_corpus" "qd-rt vulkan" "qd-lib suite"; do
       set -- $t
-      LP_NATIVE_VECTOR_WIDTH=$lp QD_EXPECT_VULKAN_WIDTH=$w cargo test --quiet -p "$1" --test "$2" -- --nocapture \
+      # The qd-lib suite runs on the vulkan device only here (the cpu widths ran above).
+      LP_NATIVE_VECTOR_WIDTH=$lp QD_EXPECT_VULKAN_WIDTH=$w QD_TEST_DEVICES=$([ "$1" = qd-lib ] && echo vulkan) \
+        cargo test --quiet -p "$1" --test "$2" -- --nocapture \
         > /tmp/qd-test-vk.log 2>&1 || { cat /tmp/qd-test-vk.log; exit 1; }
-      grep -E '^vulkan .*matched|width .* skipped:|test result' /tmp/qd-test-vk.log | sort -u
+      grep -E '^vulkan .*matched|width .* skipped:|device vulkan|test result' /tmp/qd-test-vk.log | sort -u
       grep 'test result' /tmp/qd-test-vk.log >> /tmp/qd-test.log
     done
   done

@@ -228,7 +228,8 @@ fn shared_vec_mat<T: Elem>(dev: &Device) -> Outcome {
 
 /// Atomics on a 2-D scalar array and on vector components: add/min/max/and/or/xor/exch/cas.
 fn shared_atomics<T: Elem>(dev: &Device) -> Outcome {
-    let bd = block_for(dev, 2);
+    // At least 16 threads: threads 0..12 read the 2×6 results back.
+    let bd = block_for(dev, 2).max(16);
     let n = bd as usize;
     let xs: Vec<T> = (0..n as u64).map(|i| T::sample(i * 17 + 2)).collect();
     const OPS: [AtomicOp; 6] =

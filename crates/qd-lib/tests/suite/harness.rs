@@ -148,6 +148,21 @@ pub fn run(dev: &Device, f: &Function, args: &mut [ArgValue]) -> Outcome {
     dev.run_kernel(f, args, &LaunchOptions::default()).map_err(|e| format!("run on {}: {e}", dev.info().spec()))
 }
 
+/// Runs a kernel like [`run`]; `Ok(false)` when the device refuses it before launch because it
+/// needs more than one of the device's limits (e.g. lavapipe's 32 KiB of shared memory): the
+/// error names the limit, and the case has nothing to compare.
+pub fn run_or_limit(dev: &Device, f: &Function, args: &mut [ArgValue]) -> Result<bool, String> {
+    match dev.run_kernel(f, args, &LaunchOptions::default()) {
+        Ok(()) => Ok(true),
+        Err(e) => match e.kind {
+            qd_rt::RtErrorKind::Limit { name, needed, max } if needed > max && e.to_string().contains(name) => {
+                Ok(false)
+            }
+            _ => Err(format!("run on {}: {e}", dev.info().spec())),
+        },
+    }
+}
+
 /// A buffer holding `xs`.
 pub fn buf<T: Elem>(xs: &[T]) -> ArgValue {
     ArgValue::Buffer(Buffer::from_bits(T::TY, xs.iter().map(|x| x.to_bits())))
