@@ -5,7 +5,7 @@
 
 use crate::block_basic::expect_err;
 use crate::elem::mix;
-use crate::harness::{buf, build, check, read, run, run_or_limit, width, zeros, Outcome, Suite};
+use crate::harness::{buf, build, check, read, run_or_limit, width, zeros, Outcome, Suite};
 use qd_frontend::{FunctionBuilderContext, KernelBuilder, ScalarType};
 use qd_lib::block::{self, SharedArray};
 use qd_rt::Device;

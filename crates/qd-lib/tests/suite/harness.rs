@@ -140,7 +140,22 @@ pub fn build(
         body(&mut k)
     })();
     r.map_err(|e| format!("build: {e}"))?;
-    k.finish().map_err(|e| format!("build: {e}"))
+    let f = k.finish().map_err(|e| format!("build: {e}"))?;
+    dump(dev, &f);
+    Ok(f)
+}
+
+/// With `QD_LIB_DUMP=DIR`, writes every kernel the suite builds to `DIR/w{width}_{n}_{name}.qdm`
+/// (to feed the kernels to other oracles, e.g. `qdc compile --target sm_80` and ptxas).
+fn dump(dev: &Device, f: &Function) {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    if let Some(dir) = std::env::var_os("QD_LIB_DUMP") {
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let path = std::path::Path::new(&dir).join(format!("w{}_{n}_{}.qdm", width(dev), f.name));
+        if let Err(e) = std::fs::write(&path, qd_mir::text::print_function(f)) {
+            eprintln!("QD_LIB_DUMP: cannot write {}: {e}", path.display());
+        }
+    }
 }
 
 /// Runs a kernel on `dev` (its own launch configuration).
