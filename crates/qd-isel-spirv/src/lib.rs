@@ -26,6 +26,7 @@ mod control;
 mod emit;
 mod lower;
 mod scalar;
+mod softfma;
 mod subgroup;
 mod tree;
 

@@ -157,13 +157,10 @@ fn minus_zero_to_plus(lw: &mut Lower<'_>, t: ScalarType, x: u32) -> Result<u32, 
 /// does), so f32 is computed in f64 and rounded to odd before the final rounding to f32, which is
 /// then correct (Boldo–Melquiond: 53 ≥ 2·24 + 2 bits): the product is exact in f64, the sum is
 /// rounded to nearest, its error comes from TwoSum, and an inexact even sum moves one ulp toward
-/// the true value. f64 has no wider type to do this in, so `fma` on f64 is an error on SPIR-V.
+/// the true value. f64 has no wider type, so it is computed in integer arithmetic (`softfma`).
 fn fma_exact(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32, c: u32) -> Result<u32, CompileError> {
     if t == ScalarType::F64 {
-        return Err(lw.err(
-            Some(t),
-            "fma on f64 cannot be lowered exactly: Vulkan's Fma may round twice and no wider type exists",
-        ));
+        return crate::softfma::fma_f64(lw, a, b, c);
     }
     let why = "an exact f32 fma (computed in f64 with round-to-odd)";
     lw.need(Capability::Float64, lw.opts.caps.float64, &format!("64-bit floats (shaderFloat64) for {why}"), Some(t))?;
@@ -245,7 +242,7 @@ fn fdiv(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32) -> Result<u32, Compil
 }
 
 /// An op whose result must not be contracted with its neighbours.
-fn exact(lw: &mut Lower<'_>, op: Op, t: u32, a: u32, b: u32) -> u32 {
+pub(crate) fn exact(lw: &mut Lower<'_>, op: Op, t: u32, a: u32, b: u32) -> u32 {
     let d = lw.e.op(op, t, &[a, b]);
     lw.e.decorate(d, Decoration::NoContraction, &[]);
     d
