@@ -468,17 +468,8 @@ struct Domain {
 
 impl Domain {
     fn new(orig: ScalarType, op: GroupOp) -> Domain {
-        let (work, g) = if orig == ScalarType::Bool { (ScalarType::U32, op.on_bool()) } else { (orig, op) };
-        let combine = match g {
-            GroupOp::Add => BinOp::Add,
-            GroupOp::Mul => BinOp::Mul,
-            GroupOp::Min => BinOp::Min,
-            GroupOp::Max => BinOp::Max,
-            GroupOp::And => BinOp::And,
-            GroupOp::Or => BinOp::Or,
-            GroupOp::Xor => BinOp::Xor,
-        };
-        Domain { orig, work, combine, op }
+        let g = qd_mir::GroupDomain::new(orig, op);
+        Domain { orig, work: g.work, combine: g.work_op.binop(), op }
     }
 
     fn identity_reg(&self, lw: &mut Lower<'_>) -> Reg {

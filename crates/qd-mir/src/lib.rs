@@ -34,7 +34,8 @@ pub use function::{
 };
 pub use inst::{Imm, InstData, Tile, ValueList};
 pub use ops::{
-    AtomicOp, CmpCond, Collective, Dim, Format, GroupOp, OpClass, OpInfo, Opcode, PredOp, Scope, Terminator,
+    AtomicOp, CmpCond, Collective, Dim, Format, GroupDomain, GroupOp, OpClass, OpInfo, Opcode, PredOp, Scope,
+    Terminator,
 };
 pub use text::{parse_function, parse_module, parse_module_with_map, ParseError, SourceMap};
 pub use types::{AddrSpace, ScalarType, Type};

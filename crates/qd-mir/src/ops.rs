@@ -7,6 +7,7 @@
 //! them handles the new op.
 
 use crate::eval::{BinOp, UnOp};
+use crate::types::ScalarType;
 use core::fmt;
 
 /// How an instruction's immediates, operands and regions are laid out (drives parser and printer).
@@ -630,6 +631,50 @@ impl GroupOp {
             GroupOp::Or => Opcode::Or,
             GroupOp::Xor => Opcode::Xor,
         }
+    }
+    /// The [`BinOp`] that combines two values (for back ends that evaluate or lower binary ops).
+    pub fn binop(self) -> BinOp {
+        match self {
+            GroupOp::Add => BinOp::Add,
+            GroupOp::Mul => BinOp::Mul,
+            GroupOp::Min => BinOp::Min,
+            GroupOp::Max => BinOp::Max,
+            GroupOp::And => BinOp::And,
+            GroupOp::Or => BinOp::Or,
+            GroupOp::Xor => BinOp::Xor,
+        }
+    }
+}
+
+/// The domain a collective computes in, shared by the `expand` pass and the back ends: `bool`
+/// travels as `u32` 0/1 combined with its bool operator ([`GroupOp::on_bool`]); every other type
+/// as itself with the operator itself.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GroupDomain {
+    /// The operand's type.
+    pub orig: ScalarType,
+    /// The type values are combined and shuffled in.
+    pub work: ScalarType,
+    /// The collective's operator.
+    pub op: GroupOp,
+    /// The operator applied in `work`.
+    pub work_op: GroupOp,
+}
+
+impl GroupDomain {
+    /// The domain of `op` on values of type `orig`.
+    pub fn new(orig: ScalarType, op: GroupOp) -> GroupDomain {
+        if orig == ScalarType::Bool {
+            GroupDomain { orig, work: ScalarType::U32, op, work_op: op.on_bool() }
+        } else {
+            GroupDomain { orig, work: orig, op, work_op: op }
+        }
+    }
+
+    /// The identity's bits (`eval::identity` of the operator on the operand type; for `bool`,
+    /// 0 or 1, which is also its `u32` working value).
+    pub fn identity(&self) -> u64 {
+        crate::eval::identity(self.op, self.orig)
     }
 }
 

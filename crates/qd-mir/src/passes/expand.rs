@@ -204,32 +204,8 @@ fn expand_one(f: &mut Function, inst: Inst, kind: Coll, opts: &PassOptions) -> R
     Ok((em.out, value))
 }
 
-/// The type the shuffles run in and the combining opcode and identity there.
-struct Domain {
-    /// The operand's type.
-    orig: ScalarType,
-    /// The type values are shuffled in (bool travels as u32 0/1).
-    work: ScalarType,
-    /// The combining opcode in `work`.
-    combine: Opcode,
-    /// The group operator.
-    op: GroupOp,
-}
-
-impl Domain {
-    fn new(orig: ScalarType, op: GroupOp) -> Domain {
-        if orig == ScalarType::Bool {
-            Domain { orig, work: ScalarType::U32, combine: op.on_bool().opcode(), op }
-        } else {
-            Domain { orig, work: orig, combine: op.opcode(), op }
-        }
-    }
-
-    /// The identity bits in the working type.
-    fn identity(&self) -> u64 {
-        eval::identity(self.op, self.orig)
-    }
-}
+/// The domain a collective computes in (bool as u32 0/1 with its bool operator).
+type Domain = crate::ops::GroupDomain;
 
 /// Emits instructions into a list (placed by the caller where the collective was).
 struct Em<'a> {
@@ -325,7 +301,7 @@ impl Em<'_> {
         let mut k = 1;
         while k < t {
             let s = self.shuffle(Opcode::ShuffleXor, v, k);
-            v = self.bin(d.combine, v, s);
+            v = self.bin(d.work_op.opcode(), v, s);
             k <<= 1;
         }
         v
@@ -353,7 +329,7 @@ impl Em<'_> {
             let p = self.shuffle(Opcode::ShuffleUp, v, k);
             let kv = self.k(ScalarType::U32, u64::from(k));
             let on = self.cmp(CmpCond::Ge, lig, kv);
-            let c = self.bin(d.combine, p, v);
+            let c = self.bin(d.work_op.opcode(), p, v);
             v = self.select(on, c, v);
             k <<= 1;
         }
@@ -417,7 +393,7 @@ impl Em<'_> {
             let p = self.shuffle(Opcode::ShuffleUp, v, k);
             let kv = self.k(ScalarType::U32, u64::from(k));
             let on = self.cmp(CmpCond::Ge, dist, kv);
-            let c = self.bin(d.combine, v, p);
+            let c = self.bin(d.work_op.opcode(), v, p);
             v = self.select(on, c, v);
             k <<= 1;
         }
