@@ -3,5 +3,6 @@
 //! directive parsing so it can be unit-tested, and the device cross-check of run lines.
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod crosscheck;
 pub mod directives;

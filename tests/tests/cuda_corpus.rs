@@ -14,9 +14,7 @@ fn interpreter_test_kernels_match_on_the_device() {
         eprintln!("cuda interpreter-test kernels: skipped (set QD_TEST_CUDA=1 and dump the corpus first)");
         return;
     };
-    let dir = std::env::var_os("QD_KERNEL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/qd-kernel-corpus"));
+    let dir = qd_tests::corpus::kernel_corpus_dir();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| {
             panic!(

@@ -11,43 +11,13 @@
 use qd_isel_ptx::{compile_kernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
 use qd_mir::verify::verify_module;
 use qd_mir::{Function, Module};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the repository root").to_path_buf()
-}
-
-/// Every `.qdm` under the filetests and the docs' examples.
-fn qdm_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![repo().join("tests/filetests"), repo().join("docs")];
-    while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        for e in rd {
-            let p = e.expect("readable dir entry").path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "qdm") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The verified modules (files that are meant to fail parsing or verification are left out).
+/// Every verified module of the filetests and the docs' examples.
 fn modules() -> Vec<(PathBuf, Module)> {
-    qdm_files()
-        .into_iter()
-        .filter_map(|p| {
-            let src = std::fs::read_to_string(&p).ok()?;
-            let m = qd_mir::parse_module(&src).ok()?;
-            verify_module(&m).ok()?;
-            Some((p, m))
-        })
-        .collect()
+    let root = qd_tests::corpus::repo();
+    qd_tests::corpus::verified_modules(&[root.join("tests/filetests"), root.join("docs")])
 }
 
 fn tools_dir() -> PathBuf {

@@ -12,47 +12,17 @@
 use qd_isel_spirv::{compile_kernel, disassemble, DeviceCaps, ReduceStrategy, SpirvOptions, SubgroupOps, TargetEnv};
 use qd_mir::verify::verify_module;
 use qd_mir::{Function, Module};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the repository root").to_path_buf()
-}
-
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("QD_KERNEL_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo().join("target/qd-kernel-corpus"))
-}
-
-/// Every `.qdm` under the filetests, the docs' examples and the kernel corpus.
-fn qdm_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![repo().join("tests/filetests"), repo().join("docs"), corpus_dir()];
-    while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        for e in rd {
-            let p = e.expect("readable dir entry").path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "qdm") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The verified modules (files that are meant to fail parsing or verification are left out).
+/// Every verified module of the filetests, the docs' examples and the kernel corpus.
 fn modules() -> Vec<(PathBuf, Module)> {
-    qdm_files()
-        .into_iter()
-        .filter_map(|p| {
-            let src = std::fs::read_to_string(&p).ok()?;
-            let m = qd_mir::parse_module(&src).ok()?;
-            verify_module(&m).ok()?;
-            Some((p, m))
-        })
-        .collect()
+    let root = qd_tests::corpus::repo();
+    qd_tests::corpus::verified_modules(&[
+        root.join("tests/filetests"),
+        root.join("docs"),
+        qd_tests::corpus::kernel_corpus_dir(),
+    ])
 }
 
 /// lavapipe's capabilities at the kernel's declared width (8 when it declares none).

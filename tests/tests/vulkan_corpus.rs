@@ -22,7 +22,7 @@
 
 use qd_rt::crosscheck::Tally;
 use qd_rt::Device;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn required() -> bool {
     std::env::var("QD_REQUIRE_VULKAN").as_deref() == Ok("1")
@@ -61,18 +61,6 @@ fn device(test: &str) -> Option<Device> {
     Some(dev)
 }
 
-fn qdm_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            qdm_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "qdm") {
-            out.push(p);
-        }
-    }
-}
-
 /// The kernels a run line launches.
 fn check(dev: &Device, files: &[PathBuf], what: &str) {
     let mut tally = Tally::default();
@@ -95,9 +83,7 @@ fn check(dev: &Device, files: &[PathBuf], what: &str) {
 #[test]
 fn filetests_match_on_vulkan() {
     let Some(dev) = device("filetests_match_on_vulkan") else { return };
-    let mut files = Vec::new();
-    qdm_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests"), &mut files);
-    files.sort();
+    let files = qd_tests::corpus::qdm_files(&[qd_tests::corpus::repo().join("tests/filetests")]);
     assert!(files.len() > 20, "{} filetests", files.len());
     check(&dev, &files, "filetests");
 }
@@ -105,12 +91,8 @@ fn filetests_match_on_vulkan() {
 #[test]
 fn interpreter_test_kernels_match_on_vulkan() {
     let Some(dev) = device("interpreter_test_kernels_match_on_vulkan") else { return };
-    let dir = std::env::var_os("QD_KERNEL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/qd-kernel-corpus"));
-    let mut files = Vec::new();
-    qdm_files(&dir, &mut files);
-    files.sort();
+    let dir = qd_tests::corpus::kernel_corpus_dir();
+    let files = qd_tests::corpus::qdm_files(std::slice::from_ref(&dir));
     if files.is_empty() {
         let why = format!(
             "no kernel corpus in {} (write it with `QD_DUMP_KERNELS={} cargo test -p qd-mir --lib interp::`)",
