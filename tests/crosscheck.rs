@@ -77,18 +77,6 @@ pub fn run_line(m: &Module, run: &RunLine, dev: &Device) -> Result<Report, Strin
 /// Cross-checks every run line of one `.qdm` source, adding to `tally` (a file that does not
 /// parse or verify, or a run line that cannot be built, is a failure).
 pub fn file(src: &str, path: &Path, dev: &Device, tally: &mut Tally) {
-    file_with(src, path, dev, tally, &|_, _, _| {});
-}
-
-/// [`file`], with `adjust` called on each report before it is counted (a device's own
-/// implementation-defined differences turn a mismatch into a skip that says why).
-pub fn file_with(
-    src: &str,
-    path: &Path,
-    dev: &Device,
-    tally: &mut Tally,
-    adjust: &dyn Fn(&Module, &RunLine, &mut Report),
-) {
     let shown = path.display().to_string();
     let d = match directives::parse(src) {
         Ok(d) => d,
@@ -109,7 +97,6 @@ pub fn file_with(
         match run_line(&m, run, dev) {
             Ok(mut r) => {
                 schedule_dependent(&mut r);
-                adjust(&m, run, &mut r);
                 if r.is_failure() {
                     eprintln!("FAIL {at}: {r}");
                 }

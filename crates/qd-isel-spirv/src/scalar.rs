@@ -449,6 +449,15 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
         (UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, _) => {
             if t.bits() == 32 {
                 bit_op32(lw, op, a)
+            } else if op == UnOp::Bitrev {
+                // As a `uvec2` (x = low word): reverse both words and swap them. Built from
+                // truncations and shifts instead, llvmpipe's 256/512-bit vector code returned
+                // wrong bits (lavapipe at widths 8 and 16).
+                let v2 = uvec2(lw);
+                let words = lw.e.op(Op::Bitcast, v2, &[a]);
+                let rev = lw.e.op(Op::BitReverse, v2, &[words]);
+                let swapped = lw.e.op(Op::VectorShuffle, v2, &[rev, rev, 1, 0]);
+                lw.e.op(Op::Bitcast, ty, &[swapped])
             } else {
                 let u = lw.int_ty(32);
                 let c32 = lw.c(t, 32)?;
@@ -456,16 +465,6 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
                 let hs = lw.e.op(Op::ShiftRightLogical, ty, &[a, c32]);
                 let hi = lw.e.op(Op::UConvert, u, &[hs]);
                 match op {
-                    UnOp::Bitrev => {
-                        // As a `uvec2` (x = low word): reverse both words and swap them. Built
-                        // from truncations and shifts instead, llvmpipe's 256/512-bit vector code
-                        // returned wrong bits (lavapipe at widths 8 and 16).
-                        let v2 = uvec2(lw);
-                        let words = lw.e.op(Op::Bitcast, v2, &[a]);
-                        let rev = lw.e.op(Op::BitReverse, v2, &[words]);
-                        let swapped = lw.e.op(Op::VectorShuffle, v2, &[rev, rev, 1, 0]);
-                        lw.e.op(Op::Bitcast, ty, &[swapped])
-                    }
                     UnOp::Popcount => {
                         let (pl, ph) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
                         let s = lw.e.op(Op::IAdd, u, &[pl, ph]);
