@@ -11,7 +11,10 @@ use crate::builder::{fresh_id, valid_name};
 use crate::error::{BuildError, ErrorKind, Loc};
 use qd_mir::eval::{bits_f32, bits_f64, canon};
 use qd_mir::text::print_function;
-use qd_mir::{AddrSpace, Function, Launch, LaunchArg, Module, Program, ProgramParam, ScalarType, Type};
+use qd_mir::{
+    AddrSpace, Function, Launch, LaunchArg, Module, Program, ProgramCheck, ProgramParam, ProgramStatus, ScalarType,
+    Type,
+};
 use std::panic::Location;
 
 /// An argument of a launch: a program parameter or a scalar constant.
@@ -24,6 +27,7 @@ pub struct ProgramArg {
 enum ArgKind {
     Param { index: u16, ty: Type, builder: u32 },
     Const(ScalarType, u64),
+    Status { builder: u32 },
 }
 
 impl ProgramArg {
@@ -64,6 +68,7 @@ impl ProgramArg {
         match self.kind {
             ArgKind::Param { ty, .. } => ty,
             ArgKind::Const(s, _) => Type::Scalar(s),
+            ArgKind::Status { .. } => Type::Ptr(AddrSpace::Global, ScalarType::U32),
         }
     }
 }
@@ -103,12 +108,7 @@ impl ProgramBuilder {
     #[track_caller]
     pub fn new(name: &str) -> ProgramBuilder {
         let loc = Location::caller();
-        let mut b = ProgramBuilder {
-            program: Program { name: name.to_string(), params: Vec::new(), launches: Vec::new() },
-            kernels: Vec::new(),
-            id: fresh_id(),
-            deferred: None,
-        };
+        let mut b = ProgramBuilder { program: Program::new(name), kernels: Vec::new(), id: fresh_id(), deferred: None };
         if !valid_name(name) {
             b.deferred = Some(BuildError::new(
                 loc,
@@ -211,10 +211,90 @@ impl ProgramBuilder {
                     }
                     out.push(LaunchArg::Const(s, bits));
                 }
+                ArgKind::Status { builder } => {
+                    if builder != self.id {
+                        return Err(bad("the status word belongs to another program builder".into()));
+                    }
+                    if a.ty() != p.ty {
+                        return Err(bad(format!("expected {}, got the status word (ptr<global, u32>)", p.ty)));
+                    }
+                    out.push(LaunchArg::Status);
+                }
             }
         }
         let kernel = f.name.clone();
         self.program.launches.push(Launch { kernel, args: out });
+        Ok(())
+    }
+
+    /// Reserves the next bit of the program's status word for `message` and returns the word (a
+    /// `ptr<global, u32>` argument for launches) and the bit's mask. The runtime zeroes the word
+    /// before the first launch; a kernel that sets the bit (`atomic.rmw or`) makes the run an
+    /// error carrying `message`. The word is named `%qd_status` unless a parameter has that name
+    /// (then `%qd_status_1`, …). A program has at most 32 bits.
+    #[track_caller]
+    pub fn status_bit(&mut self, message: &str) -> Result<(ProgramArg, u32), BuildError> {
+        let loc = Location::caller();
+        let mut name = "qd_status".to_string();
+        let mut k = 0;
+        while self.program.param_index(&name).is_some() {
+            k += 1;
+            name = format!("qd_status_{k}");
+        }
+        let st = self.program.status.get_or_insert_with(|| ProgramStatus { name, bits: Vec::new() });
+        let bit = st.bits.len();
+        if bit >= 32 {
+            return Err(BuildError::new(
+                loc,
+                ErrorKind::Program,
+                format!("program @{}: the status word has 32 bits, all in use", self.program.name),
+            ));
+        }
+        st.bits.push((bit as u8, message.replace('\n', " ")));
+        Ok((ProgramArg { kind: ArgKind::Status { builder: self.id } }, 1u32 << bit))
+    }
+
+    fn buffer_index(&self, loc: Loc, what: &str, a: ProgramArg) -> Result<u16, BuildError> {
+        match a.kind {
+            ArgKind::Param { index, ty: Type::Ptr(AddrSpace::Global, _), builder } if builder == self.id => Ok(index),
+            _ => Err(BuildError::new(
+                loc,
+                ErrorKind::Program,
+                format!("{what}: expects a buffer parameter of program @{}", self.program.name),
+            )),
+        }
+    }
+
+    /// Adds a check, made by the runtime before the first launch, that buffer `buf` has at least
+    /// `min` elements; `why` says where the bound comes from (`reduce_scratch_slots(1000, 2)`)
+    /// and is part of the error.
+    #[track_caller]
+    pub fn check_len(&mut self, buf: ProgramArg, min: u64, why: &str) -> Result<(), BuildError> {
+        let param = self.buffer_index(Location::caller(), "check_len", buf)?;
+        self.program.checks.push(ProgramCheck::MinLen { param, min, why: why.replace('\n', " ") });
+        Ok(())
+    }
+
+    /// Adds a check, made by the runtime before the first launch, that buffers `a` and `b` are
+    /// not bound to the same device buffer. Passing one parameter twice is an error here: the
+    /// two would always alias.
+    #[track_caller]
+    pub fn check_distinct(&mut self, a: ProgramArg, b: ProgramArg) -> Result<(), BuildError> {
+        let loc = Location::caller();
+        let ia = self.buffer_index(loc, "check_distinct", a)?;
+        let ib = self.buffer_index(loc, "check_distinct", b)?;
+        if ia == ib {
+            let name = &self.program.params[usize::from(ia)].name;
+            return Err(BuildError::new(
+                loc,
+                ErrorKind::Program,
+                format!(
+                    "program @{}: %{name} is passed for two arguments that must be distinct buffers",
+                    self.program.name
+                ),
+            ));
+        }
+        self.program.checks.push(ProgramCheck::Distinct { a: ia, b: ib });
         Ok(())
     }
 
@@ -270,6 +350,40 @@ mod tests {
              launch @fill(%data, 3 : u32, %count)\n}\n"
         );
         assert!(text.starts_with("kernel @fill("));
+        Ok(())
+    }
+
+    #[test]
+    fn status_bits_and_checks() -> Result<(), BuildError> {
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = KernelBuilder::new(&mut ctx, "flag");
+        let st = b.buffer("st", ScalarType::U32);
+        let z = b.const_u32(0)?;
+        let one = b.const_u32(1)?;
+        b.atomic_rmw(qd_mir::AtomicOp::Or, qd_mir::Scope::Device, st, z, one)?;
+        let flag = b.finish()?;
+        let mut p = ProgramBuilder::new("checked");
+        let qd_status = p.buffer("qd_status", ScalarType::U32);
+        let other = p.buffer("other", ScalarType::U32);
+        let (word, m0) = p.status_bit("first")?;
+        let (word2, m1) = p.status_bit("second\nline")?;
+        assert_eq!((m0, m1, word), (1, 2, word2));
+        p.check_len(qd_status, 4, "four")?;
+        p.check_distinct(qd_status, other)?;
+        let line = line!() + 1;
+        let e = p.check_distinct(other, other).unwrap_err();
+        assert_eq!(e.location.line(), line);
+        assert!(e.message.contains("%other is passed for two arguments that must be distinct"), "{}", e.message);
+        assert!(p.check_len(ProgramArg::u32(1), 1, "x").is_err());
+        p.launch(&flag, &[word])?;
+        let text = print_module(&p.finish()?);
+        let program = &text[text.find("program").unwrap_or(0)..];
+        assert_eq!(
+            program,
+            "program @checked(%qd_status: ptr<global, u32>, %other: ptr<global, u32>) {\n  \
+             status %qd_status_1 bit 0 \"first\"\n  status %qd_status_1 bit 1 \"second line\"\n  \
+             check len %qd_status >= 4 \"four\"\n  check distinct %qd_status, %other\n  launch @flag(%qd_status_1)\n}\n"
+        );
         Ok(())
     }
 

@@ -41,6 +41,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod algorithms;
 pub mod block;
 mod common;
 pub mod grid;

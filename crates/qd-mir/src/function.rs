@@ -283,6 +283,8 @@ pub enum LaunchArg {
     Param(u16),
     /// A scalar constant (raw bits as in [`Imm::Const`]).
     Const(ScalarType, u64),
+    /// The program's status word (see [`ProgramStatus`]), for a `ptr<global, u32>` parameter.
+    Status,
 }
 
 /// One launch of a program.
@@ -303,6 +305,48 @@ pub struct ProgramParam {
     pub ty: Type,
 }
 
+/// A program's status word: a one-element `ptr<global, u32>` buffer that the runtime allocates,
+/// zeroes before the first launch and reads after the last. Kernels set bits in it (with
+/// `atomic.or`) to report a condition they cannot handle, such as a live count above the
+/// capacity the program was built for; any bit set makes the run an error naming its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramStatus {
+    /// Name (without `%`), distinct from the parameters'.
+    pub name: String,
+    /// The message of each bit (bit index 0..=31, message), in bit order, no bit twice.
+    pub bits: Vec<(u8, String)>,
+}
+
+/// A check the runtime makes on the arguments before the first launch of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProgramCheck {
+    /// `check len %p >= MIN "why"`: buffer parameter `param` has at least `min` elements.
+    MinLen {
+        /// The buffer parameter.
+        param: u16,
+        /// The least length, in elements.
+        min: u64,
+        /// Where the bound comes from (`reduce_scratch_slots(1000, 2)`), shown in the error.
+        why: String,
+    },
+    /// `check distinct %a, %b`: the two buffer parameters are not the same device buffer.
+    Distinct {
+        /// The first buffer parameter.
+        a: u16,
+        /// The second buffer parameter.
+        b: u16,
+    },
+}
+
+/// Why a program's arguments failed a [`ProgramCheck`]: the parameter named, and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckFailure {
+    /// The parameter the failure is about (without `%`).
+    pub param: String,
+    /// What is wrong, naming the parameter.
+    pub message: String,
+}
+
 /// An ordered list of kernel launches over shared buffer parameters (Quadrants' top-level
 /// phases): what the device-wide algorithms compile to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -311,14 +355,94 @@ pub struct Program {
     pub name: String,
     /// Parameters.
     pub params: Vec<ProgramParam>,
+    /// The status word, if any launch reports through one.
+    pub status: Option<ProgramStatus>,
+    /// Checks on the arguments, made before the first launch.
+    pub checks: Vec<ProgramCheck>,
     /// Launches, in order.
     pub launches: Vec<Launch>,
 }
 
 impl Program {
+    /// An empty program named `name`.
+    pub fn new(name: impl Into<String>) -> Program {
+        Program { name: name.into(), params: Vec::new(), status: None, checks: Vec::new(), launches: Vec::new() }
+    }
+
     /// Looks a parameter up by name.
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)
+    }
+
+    fn param_name(&self, i: u16) -> String {
+        self.params.get(usize::from(i)).map_or_else(|| format!("?{i}"), |p| p.name.clone())
+    }
+
+    /// Makes the [`ProgramCheck`]s. `len(i)` is the length in elements of the buffer bound to
+    /// parameter `i` (`None` when it is not a buffer); `same(i, j)` tells whether parameters `i`
+    /// and `j` are bound to the same buffer. The first failing check is returned.
+    pub fn check_args(
+        &self,
+        len: &dyn Fn(usize) -> Option<u64>,
+        same: &dyn Fn(usize, usize) -> bool,
+    ) -> Result<(), CheckFailure> {
+        for c in &self.checks {
+            match c {
+                ProgramCheck::MinLen { param, min, why } => {
+                    let name = self.param_name(*param);
+                    match len(usize::from(*param)) {
+                        Some(l) if l >= *min => {}
+                        Some(l) => {
+                            return Err(CheckFailure {
+                                message: format!(
+                                    "program @{}: buffer %{name} has {l} element(s), needs at least {min} ({why})",
+                                    self.name
+                                ),
+                                param: name,
+                            })
+                        }
+                        None => {
+                            return Err(CheckFailure {
+                                message: format!("program @{}: %{name} is not bound to a buffer", self.name),
+                                param: name,
+                            })
+                        }
+                    }
+                }
+                ProgramCheck::Distinct { a, b } => {
+                    if same(usize::from(*a), usize::from(*b)) {
+                        let (na, nb) = (self.param_name(*a), self.param_name(*b));
+                        return Err(CheckFailure {
+                            message: format!(
+                                "program @{}: %{na} and %{nb} are the same buffer; they must be distinct",
+                                self.name
+                            ),
+                            param: na,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The error message for a final status word `value` (`None` when it is 0 or the program has
+    /// no status): every set bit's message, in bit order.
+    pub fn status_message(&self, value: u32) -> Option<String> {
+        if value == 0 {
+            return None;
+        }
+        let st = self.status.as_ref()?;
+        let mut parts = Vec::new();
+        for bit in 0..32u8 {
+            if value & (1 << bit) != 0 {
+                match st.bits.iter().find(|(b, _)| *b == bit) {
+                    Some((_, m)) => parts.push(m.clone()),
+                    None => parts.push(format!("bit {bit} set")),
+                }
+            }
+        }
+        Some(format!("program @{}: status %{} = {value:#x}: {}", self.name, st.name, parts.join("; ")))
     }
 }
 

@@ -29,8 +29,8 @@ pub mod verify;
 
 pub use entities::{AnyEntity, Inst, Param, Region, SharedArr, Value};
 pub use function::{
-    Function, GridPolicy, Launch, LaunchArg, LaunchConfig, Module, ParamData, Program, ProgramParam, RegionData,
-    SharedArrData, ValueData, ValueDef,
+    CheckFailure, Function, GridPolicy, Launch, LaunchArg, LaunchConfig, Module, ParamData, Program, ProgramCheck,
+    ProgramParam, ProgramStatus, RegionData, SharedArrData, ValueData, ValueDef,
 };
 pub use inst::{Imm, InstData, Tile, ValueList};
 pub use ops::{

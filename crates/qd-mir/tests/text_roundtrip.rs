@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use qd_mir::text::{print_function, print_module};
 use qd_mir::{
     parse_function, parse_module, parse_module_with_map, AddrSpace, AnyEntity, AtomicOp, CmpCond, Dim, Function,
-    GridPolicy, GroupOp, Imm, Launch, LaunchArg, Module, Opcode, PredOp, Program, ProgramParam, Region, ScalarType,
-    Scope, Tile, Type, Value,
+    GridPolicy, GroupOp, Imm, Launch, LaunchArg, Module, Opcode, PredOp, Program, ProgramCheck, ProgramParam,
+    ProgramStatus, Region, ScalarType, Scope, Tile, Type, Value,
 };
 use std::collections::BTreeSet;
 
@@ -496,7 +496,17 @@ fn gen_module(data: &[u32], ops: &mut BTreeSet<Opcode>) -> Module {
         } else {
             params
         };
-        m.programs.push(Program { name: format!("prog{i}"), params, launches });
+        // Some programs get a status word and checks (the text round trip covers their syntax).
+        let mut prog = Program { name: format!("prog{i}"), params, status: None, checks: Vec::new(), launches };
+        if c.below(2) == 1 {
+            let bits = (0..c.below(3)).map(|b| (b as u8 * 7, format!("bit \"{b}\" \\ set"))).collect();
+            prog.status = Some(ProgramStatus { name: "status".into(), bits });
+            prog.checks.push(ProgramCheck::MinLen { param: 0, min: c.wide() >> 1, why: "slots(n; 2)".into() });
+            if prog.params.len() > 1 {
+                prog.checks.push(ProgramCheck::Distinct { a: 1, b: 0 });
+            }
+        }
+        m.programs.push(prog);
     }
     m
 }

@@ -313,6 +313,8 @@ proptest! {
         let names = ["p", "q", "nope"];
         m.programs.push(Program {
             name: "prog".into(),
+            status: None,
+            checks: vec![],
             params: pt.iter().enumerate().map(|(i, &t)| ProgramParam { name: format!("b{i}"), ty: ty(t) }).collect(),
             launches: launches
                 .iter()

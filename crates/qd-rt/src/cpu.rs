@@ -25,6 +25,7 @@ pub(crate) fn info(w: u32) -> DeviceInfo {
         name: "MIR interpreter".to_string(),
         subgroup_width: w,
         detail: format!("MIR interpreter, subgroup width {w}"),
+        forward_progress: true,
     }
 }
 
@@ -39,8 +40,10 @@ pub(crate) fn run_kernel(w: u32, f: &Function, args: &mut [ArgValue], opts: &Lau
 
 /// Runs a program on the interpreter.
 pub(crate) fn run_program(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
+    crate::program::check_args(p, args)?;
     let cfg = RunConfig { subgroup_size: w, ..RunConfig::default() };
-    interp::run_program(m, p, &cfg, args).map(|_| ()).map_err(|e| RtError::interp(&e))
+    let (_, status) = interp::run_program_status(m, p, &cfg, args).map_err(|e| RtError::interp(&e))?;
+    crate::program::check_status(p, status)
 }
 
 /// A host buffer the cpu device launches on.

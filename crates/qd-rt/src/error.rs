@@ -35,6 +35,18 @@ pub enum RtErrorKind {
     Interp,
     /// A kernel ran past the launch timeout.
     Timeout,
+    /// A program's arguments failed one of its checks (a buffer shorter than the program needs,
+    /// two arguments that must be distinct bound to one buffer); raised before the first launch.
+    ProgramCheck {
+        /// The program parameter concerned (without `%`).
+        param: String,
+    },
+    /// A program's kernels set bits of its status word (a live count above the capacity the
+    /// program was built for); raised after the last launch.
+    ProgramStatus {
+        /// The final status word.
+        status: u32,
+    },
 }
 
 /// A runtime error. `Display` gives one paragraph: the context, then what failed (the API call and
@@ -79,6 +91,14 @@ impl RtError {
 
     pub(crate) fn interp(e: &qd_mir::interp::InterpError) -> RtError {
         RtError { kind: RtErrorKind::Interp, message: e.to_string(), log: None }
+    }
+
+    pub(crate) fn program_check(f: qd_mir::CheckFailure) -> RtError {
+        RtError { kind: RtErrorKind::ProgramCheck { param: f.param }, message: f.message, log: None }
+    }
+
+    pub(crate) fn program_status(status: u32, message: String) -> RtError {
+        RtError { kind: RtErrorKind::ProgramStatus { status }, message, log: None }
     }
 
     pub(crate) fn timeout(message: impl Into<String>) -> RtError {

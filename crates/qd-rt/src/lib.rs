@@ -30,6 +30,7 @@ mod cuda;
 mod error;
 mod lowlevel;
 pub mod matrix;
+mod program;
 mod vulkan;
 
 pub use error::{RtError, RtErrorKind};
@@ -75,6 +76,13 @@ pub struct DeviceInfo {
     /// A one-line description (`sm_90, compute capability 9.0, driver 12.8, 132 SMs`; for Vulkan
     /// the driver, API version, device type and subgroup size).
     pub detail: String,
+    /// True when a block of a launch may wait (spin) on a flag that a block which started
+    /// earlier sets, and be sure to see it set: the device keeps running started blocks. This
+    /// is what single-pass algorithms (decoupled look-back scan, onesweep radix sort) need, with
+    /// blocks numbered by an atomic ticket in start order. `cpu` runs blocks one after another,
+    /// CUDA keeps resident blocks running; Vulkan does not promise it (a lavapipe or GPU
+    /// driver may run a later workgroup to completion before an earlier one starts).
+    pub forward_progress: bool,
 }
 
 impl DeviceInfo {

@@ -263,7 +263,33 @@ pub fn run_kernel(f: &Function, cfg: &RunConfig, args: &mut [ArgValue]) -> Resul
 
 /// Runs the launches of a program in order. `args` has one entry per program parameter; a buffer
 /// passed to several launches is the same object, so later launches see earlier writes.
+///
+/// The program's [`ProgramCheck`](crate::ProgramCheck)s are made first (each argument is its
+/// own buffer, so `distinct` always holds here), and a status word left non-zero by the launches
+/// is an error carrying its bits' messages.
 pub fn run_program(m: &Module, p: &Program, cfg: &RunConfig, args: &mut [ArgValue]) -> Result<RunStats, InterpError> {
+    let err = |m: String| InterpError { program: Some(p.name.clone()), ..InterpError::new(&p.name, m) };
+    let len = |i: usize| match args.get(i) {
+        Some(ArgValue::Buffer(b)) => Some(b.len() as u64),
+        _ => None,
+    };
+    p.check_args(&len, &|a, b| a == b).map_err(|f| err(f.message))?;
+    let (stats, status) = run_program_status(m, p, cfg, args)?;
+    match p.status_message(status) {
+        Some(msg) => Err(err(msg)),
+        None => Ok(stats),
+    }
+}
+
+/// Runs the launches of a program without its argument checks, giving the final value of its
+/// status word (0 when it has none) instead of turning a non-zero status into an error: the
+/// pieces `run_program` is made of, for a runtime that reports those itself.
+pub fn run_program_status(
+    m: &Module,
+    p: &Program,
+    cfg: &RunConfig,
+    args: &mut [ArgValue],
+) -> Result<(RunStats, u32), InterpError> {
     let err = |m: String| InterpError { program: Some(p.name.clone()), ..InterpError::new(&p.name, m) };
     if cfg.grid.is_some() || cfg.block.is_some() {
         return Err(err("grid/block overrides apply to kernels only, not to programs".into()));
@@ -275,6 +301,8 @@ pub fn run_program(m: &Module, p: &Program, cfg: &RunConfig, args: &mut [ArgValu
         check_arg(pp.ty, a).map_err(|m| err(format!("program argument %{}: {m}", pp.name)))?;
     }
     let mut cnt = Counters { steps: 0, limit: cfg.step_limit, blocks: 0, barriers: 0 };
+    let mut status = Buffer { elem: ScalarType::U32, data: vec![0; 4] };
+    let status_slot = args.len();
     for (li, l) in p.launches.iter().enumerate() {
         let lerr = |m: String| InterpError { launch: Some(li), kernel: l.kernel.clone(), ..err(m) };
         let f = m.kernel(&l.kernel).ok_or_else(|| lerr("no such kernel in the module".into()))?;
@@ -299,22 +327,37 @@ pub fn run_program(m: &Module, p: &Program, cfg: &RunConfig, args: &mut [ArgValu
                     param_slot.push(None);
                     scalars.push(s);
                 }
+                LaunchArg::Status => {
+                    if p.status.is_none() {
+                        return Err(named("the program has no status word".into()));
+                    }
+                    if kp.ty != Type::Ptr(AddrSpace::Global, ScalarType::U32) {
+                        return Err(named(format!(
+                            "the status word is a ptr<global, u32>, the parameter is {}",
+                            kp.ty
+                        )));
+                    }
+                    param_slot.push(Some(status_slot));
+                    scalars.push(None);
+                }
             }
         }
-        let slots: Vec<Option<&mut Buffer>> = args
+        let mut slots: Vec<Option<&mut Buffer>> = args
             .iter_mut()
             .map(|a| match a {
                 ArgValue::Buffer(b) => Some(b),
                 ArgValue::Scalar(..) => None,
             })
             .collect();
+        slots.push(Some(&mut status));
         launch(f, cfg, None, None, slots, param_slot, &scalars, &mut cnt).map_err(|e| InterpError {
             program: Some(p.name.clone()),
             launch: Some(li),
             ..e
         })?;
     }
-    Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
+    let value = u32::from_le_bytes([status.data[0], status.data[1], status.data[2], status.data[3]]);
+    Ok((RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers }, value))
 }
 
 /// Checks an argument against a parameter type; `Some(bits)` for scalars, `None` for buffers.

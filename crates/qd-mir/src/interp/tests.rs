@@ -585,6 +585,8 @@ fn program_of_two_launches_shares_buffers() {
     m.kernels.push(b.f);
     let p = Program {
         name: "prog".into(),
+        status: None,
+        checks: vec![],
         params: vec![
             ProgramParam { name: "a".into(), ty: Type::Ptr(AddrSpace::Global, ScalarType::U32) },
             ProgramParam { name: "b".into(), ty: Type::Ptr(AddrSpace::Global, ScalarType::U32) },

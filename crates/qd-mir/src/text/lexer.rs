@@ -45,6 +45,8 @@ pub(crate) enum Tok {
     Arrow,
     /// `-` not followed by `>` (the sign of a constant).
     Minus,
+    /// `"…"`: a string (program status and check messages), `\"` and `\\` escaped.
+    Str,
     /// Input the lexer cannot read.
     Error(LexError),
     /// End of input (placed right after the last token).
@@ -60,6 +62,8 @@ pub(crate) enum LexError {
     EmptyValue,
     /// `@` not followed by a name.
     EmptyGlobal,
+    /// `"` with no closing `"` on the same line.
+    UnterminatedString,
 }
 
 /// One token: its kind, byte span and 1-based line (16 bytes; sources are under 4 GiB).
@@ -161,6 +165,37 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token> {
     toks
 }
 
+/// Scans a string's body from just after its opening `"`: the token and the end past the closing
+/// `"` (an unterminated string ends at the line's end).
+fn scan_string(bytes: &[u8], mut pos: usize) -> (Tok, usize) {
+    while pos < bytes.len() {
+        match bytes[pos] {
+            b'"' => return (Tok::Str, pos + 1),
+            b'\\' if matches!(bytes.get(pos + 1), Some(b'"' | b'\\')) => pos += 2,
+            b'\n' => break,
+            _ => pos += 1,
+        }
+    }
+    (Tok::Error(LexError::UnterminatedString), pos)
+}
+
+/// The value of a [`Tok::Str`] token's text (with its quotes).
+pub(crate) fn unquote(text: &str) -> String {
+    let body = text.get(1..text.len().saturating_sub(1)).unwrap_or("");
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Lexes the token starting at `pos` (not whitespace or a comment): its kind and end offset.
 #[inline]
 fn lex_one(bytes: &[u8], pos: usize) -> (Tok, usize) {
@@ -192,6 +227,7 @@ fn lex_one(bytes: &[u8], pos: usize) -> (Tok, usize) {
             };
             (kind, end)
         }
+        b'"' => scan_string(bytes, pos + 1),
         b'0'..=b'9' => (Tok::Num, scan_number(bytes, pos)),
         b'a'..=b'z' | b'A'..=b'Z' | b'_' => (Tok::Ident, scan_name(bytes, pos + 1)),
         _ => single(Tok::Error(LexError::BadChar)),

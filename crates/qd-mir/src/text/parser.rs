@@ -11,7 +11,9 @@
 
 use super::lexer::{self, LexError, Tok, Token};
 use crate::entities::{AnyEntity, Inst, Region, SharedArr, Value};
-use crate::function::{Function, GridPolicy, Launch, LaunchArg, Module, Program, ProgramParam};
+use crate::function::{
+    Function, GridPolicy, Launch, LaunchArg, Module, Program, ProgramCheck, ProgramParam, ProgramStatus,
+};
 use crate::inst::{Imm, Tile};
 use crate::ops::{AtomicOp, CmpCond, Dim, Format, GroupOp, Opcode, PredOp, Scope};
 use crate::types::{AddrSpace, ScalarType, Type};
@@ -314,6 +316,7 @@ impl<'a> Parser<'a> {
             Tok::Error(LexError::BadChar) => format!("unexpected character {}", self.describe(self.pos)),
             Tok::Error(LexError::EmptyValue) => "expected a value name after `%`".into(),
             Tok::Error(LexError::EmptyGlobal) => "expected a name after `@`".into(),
+            Tok::Error(LexError::UnterminatedString) => "unterminated string (no closing `\"` on this line)".into(),
             _ => format!("expected {what}, found {}", self.describe(self.pos)),
         };
         self.err_at(self.pos, message)
@@ -364,7 +367,7 @@ impl<'a> Parser<'a> {
     fn program(&mut self, launches: &mut Vec<usize>) -> Result<Program, ParseError> {
         self.bump();
         let (_, name) = self.global_name("a program name (`@name`)")?;
-        let mut prog = Program { name: name.to_string(), params: Vec::new(), launches: Vec::new() };
+        let mut prog = Program::new(name);
         let mut names: Names<'a, u16> = HashMap::default();
         self.expect(Tok::LParen, "`(`")?;
         if !self.eat(Tok::RParen) {
@@ -386,8 +389,16 @@ impl<'a> Parser<'a> {
         }
         self.expect(Tok::LBrace, "`{`")?;
         while !self.eat(Tok::RBrace) {
+            if self.at_ident("status") {
+                self.program_status(&mut prog, &names)?;
+                continue;
+            }
+            if self.at_ident("check") {
+                self.program_check(&mut prog, &names)?;
+                continue;
+            }
             if !self.at_ident("launch") {
-                return Err(self.expected("`launch` or `}`"));
+                return Err(self.expected("`status`, `check`, `launch` or `}`"));
             }
             self.bump();
             let (at, kernel) = self.global_name("a kernel name (`@name`)")?;
@@ -396,7 +407,12 @@ impl<'a> Parser<'a> {
             self.expect(Tok::LParen, "`(`")?;
             if !self.eat(Tok::RParen) {
                 loop {
-                    if self.peek_kind() == Tok::Value {
+                    if self.peek_kind() == Tok::Value
+                        && prog.status.as_ref().is_some_and(|st| st.name == self.value_name(self.pos))
+                    {
+                        self.bump();
+                        args.push(LaunchArg::Status);
+                    } else if self.peek_kind() == Tok::Value {
                         let at = self.bump();
                         let pname = self.value_name(at);
                         let idx = names
@@ -421,6 +437,74 @@ impl<'a> Parser<'a> {
             prog.launches.push(Launch { kernel: kernel.to_string(), args });
         }
         Ok(prog)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String, ParseError> {
+        let at = self.expect(Tok::Str, what)?;
+        Ok(lexer::unquote(self.text(at)))
+    }
+
+    /// `status %NAME bit K "message"` (or `status %NAME` alone).
+    fn program_status(&mut self, prog: &mut Program, names: &Names<'a, u16>) -> Result<(), ParseError> {
+        self.bump();
+        let at = self.expect(Tok::Value, "the status word's name (`%name`)")?;
+        let sname = self.value_name(at);
+        if names.contains_key(sname) {
+            return Err(self.err_at(at, format!("%{sname} is a parameter; the status word needs its own name")));
+        }
+        match &prog.status {
+            Some(st) if st.name != sname => {
+                return Err(self.err_at(at, format!("the program already has the status word %{}", st.name)))
+            }
+            Some(_) => {}
+            None => prog.status = Some(ProgramStatus { name: sname.to_string(), bits: Vec::new() }),
+        }
+        if !self.at_ident("bit") {
+            return Ok(());
+        }
+        self.bump();
+        let bit_at = self.expect(Tok::Num, "a bit index (0 to 31)")?;
+        let bit = self.text(bit_at).parse::<u8>().ok().filter(|b| *b < 32);
+        let bit = bit.ok_or_else(|| self.err_at(bit_at, "a status bit index is 0 to 31"))?;
+        let msg = self.string("the bit's message (`\"…\"`)")?;
+        let st = prog.status.as_mut().ok_or_else(|| self.err_at(at, "no status word"))?;
+        if st.bits.iter().any(|(b, _)| *b == bit) {
+            return Err(self.err_at(bit_at, format!("status bit {bit} already has a message")));
+        }
+        st.bits.push((bit, msg));
+        st.bits.sort_by_key(|(b, _)| *b);
+        Ok(())
+    }
+
+    fn buffer_param(&mut self, names: &Names<'a, u16>) -> Result<u16, ParseError> {
+        let at = self.expect(Tok::Value, "a parameter name (`%name`)")?;
+        let pname = self.value_name(at);
+        names.get(pname).copied().ok_or_else(|| self.err_at(at, format!("parameter %{pname} is not defined")))
+    }
+
+    /// `check len %P >= N "why"` or `check distinct %A, %B`.
+    fn program_check(&mut self, prog: &mut Program, names: &Names<'a, u16>) -> Result<(), ParseError> {
+        self.bump();
+        if self.at_ident("len") {
+            self.bump();
+            let param = self.buffer_param(names)?;
+            self.expect(Tok::Gt, "`>=`")?;
+            self.expect(Tok::Eq, "`>=`")?;
+            let n_at = self.expect(Tok::Num, "a length")?;
+            let min = self.text(n_at).parse::<u64>().map_err(|_| self.err_at(n_at, "expected a decimal length"))?;
+            let why = self.string("the bound's origin (`\"…\"`)")?;
+            prog.checks.push(ProgramCheck::MinLen { param, min, why });
+            Ok(())
+        } else if self.at_ident("distinct") {
+            self.bump();
+            let a = self.buffer_param(names)?;
+            self.expect(Tok::Comma, "`,`")?;
+            let b = self.buffer_param(names)?;
+            prog.checks.push(ProgramCheck::Distinct { a, b });
+            Ok(())
+        } else {
+            Err(self.expected("`len` or `distinct`"))
+        }
     }
 
     // ---- kernels ------------------------------------------------------------------------

@@ -243,7 +243,7 @@ kernel @k(%a: ptr<global, u32>, %n: u32) block(32, 1, 1) grid(saturating) {
 
     assert_err("program @p() {\n  launch @nope()\n}\n", 2, 10, "unknown kernel @nope in `launch`");
     assert_err("program @p() {\n  launch @k(%x)\n}\n", 2, 13, "parameter %x is not defined");
-    assert_err("program @p() {\n  run @k()\n}\n", 2, 3, "expected `launch` or `}`, found `run`");
+    assert_err("program @p() {\n  run @k()\n}\n", 2, 3, "expected `status`, `check`, `launch` or `}`, found `run`");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::eval::{as_i64, f32_of, f64_of};
-use crate::function::{Function, GridPolicy, LaunchArg, Module, Program, ValueDef};
+use crate::function::{Function, GridPolicy, LaunchArg, Module, Program, ProgramCheck, ValueDef};
 use crate::inst::{Imm, Tile};
 use crate::ops::Format;
 use crate::types::{ScalarType, Type};
@@ -542,6 +542,23 @@ fn write_program(w: &mut dyn Write, prog: &Program) -> fmt::Result {
         write!(w, "%{}: {}", param.name, param.ty)?;
     }
     w.write_str(") {\n")?;
+    if let Some(st) = &prog.status {
+        for (bit, msg) in &st.bits {
+            writeln!(w, "  status %{} bit {bit} {}", st.name, quote(msg))?;
+        }
+        if st.bits.is_empty() {
+            writeln!(w, "  status %{}", st.name)?;
+        }
+    }
+    let pname = |p: u16| prog.params.get(usize::from(p)).map_or_else(|| format!("?{p}"), |q| q.name.clone());
+    for c in &prog.checks {
+        match c {
+            ProgramCheck::MinLen { param, min, why } => {
+                writeln!(w, "  check len %{} >= {min} {}", pname(*param), quote(why))?
+            }
+            ProgramCheck::Distinct { a, b } => writeln!(w, "  check distinct %{}, %{}", pname(*a), pname(*b))?,
+        }
+    }
     for l in &prog.launches {
         write!(w, "  launch @{}(", l.kernel)?;
         for (i, a) in l.args.iter().enumerate() {
@@ -554,6 +571,10 @@ fn write_program(w: &mut dyn Write, prog: &Program) -> fmt::Result {
                     None => write!(w, "%?{p}")?,
                 },
                 LaunchArg::Const(ty, bits) => write!(w, "{} : {}", format_const(ty, bits), ty)?,
+                LaunchArg::Status => match &prog.status {
+                    Some(st) => write!(w, "%{}", st.name)?,
+                    None => w.write_str("%?status")?,
+                },
             }
         }
         w.write_str(")\n")?;
@@ -577,4 +598,20 @@ impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&print_module(self))
     }
+}
+
+/// A string literal: `"…"` with `\\` and `\"` escaped (messages never hold newlines).
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -4,8 +4,8 @@
 use super::Ctx;
 use crate::entities::AnyEntity;
 use crate::eval::canon;
-use crate::function::{GridPolicy, LaunchArg, Module};
-use crate::types::{AddrSpace, Type};
+use crate::function::{GridPolicy, LaunchArg, Module, Program, ProgramCheck};
+use crate::types::{AddrSpace, ScalarType, Type};
 use std::collections::HashSet;
 
 /// Most threads a block may have.
@@ -133,6 +133,7 @@ pub(super) fn check_module(m: &Module, errs: &mut Vec<String>) {
                 ));
             }
         }
+        check_status_and_checks(p, errs);
         for (li, l) in p.launches.iter().enumerate() {
             let at = format!("program @{}: launch {} of @{}", p.name, li, l.kernel);
             let Some(k) = m.kernel(&l.kernel) else {
@@ -165,6 +166,55 @@ pub(super) fn check_module(m: &Module, errs: &mut Vec<String>) {
                             errs.push(format!("{at}: argument {ai}: bits {bits:#x} are not canonical for {ty}"));
                         }
                     }
+                    LaunchArg::Status => match &p.status {
+                        None => errs.push(format!("{at}: argument {ai} is the status word, but the program has none")),
+                        Some(st) if kp.ty != STATUS_TYPE => errs.push(format!(
+                            "{at}: argument {ai} (the status word %{}) has type {STATUS_TYPE}, parameter %{} has type {}",
+                            st.name, kp.name, kp.ty
+                        )),
+                        Some(_) => {}
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// The type of a program's status word.
+const STATUS_TYPE: Type = Type::Ptr(AddrSpace::Global, ScalarType::U32);
+
+/// A program's status word (a name of its own, bits 0..=31 each once) and checks (buffer
+/// parameters that exist; two different parameters for `distinct`).
+fn check_status_and_checks(p: &Program, errs: &mut Vec<String>) {
+    if let Some(st) = &p.status {
+        if p.param_index(&st.name).is_some() {
+            errs.push(format!("program @{}: status %{}: name already used by a parameter", p.name, st.name));
+        }
+        let mut seen = HashSet::new();
+        for (bit, _) in &st.bits {
+            if *bit > 31 {
+                errs.push(format!("program @{}: status bit {bit} is not 0..=31", p.name));
+            }
+            if !seen.insert(*bit) {
+                errs.push(format!("program @{}: status bit {bit} has two messages", p.name));
+            }
+        }
+    }
+    let buffer = |i: u16, what: &str, errs: &mut Vec<String>| match p.params.get(usize::from(i)) {
+        None => errs.push(format!("program @{}: {what} names parameter {i}, which does not exist", p.name)),
+        Some(q) if !matches!(q.ty, Type::Ptr(AddrSpace::Global, _)) => {
+            errs.push(format!("program @{}: {what} names %{}, which is not a buffer", p.name, q.name))
+        }
+        Some(_) => {}
+    };
+    for c in &p.checks {
+        match c {
+            ProgramCheck::MinLen { param, .. } => buffer(*param, "check len", errs),
+            ProgramCheck::Distinct { a, b } => {
+                buffer(*a, "check distinct", errs);
+                buffer(*b, "check distinct", errs);
+                if a == b {
+                    errs.push(format!("program @{}: check distinct names one parameter twice", p.name));
                 }
             }
         }

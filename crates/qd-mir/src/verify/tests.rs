@@ -872,6 +872,8 @@ fn module_checks() {
     let launch = |k: &str, args: Vec<LaunchArg>| Launch { kernel: k.into(), args };
     m.programs.push(Program {
         name: "p".into(),
+        status: None,
+        checks: vec![],
         params: vec![
             ProgramParam { name: "b".into(), ty: buf },
             ProgramParam { name: "s".into(), ty: Type::Ptr(AddrSpace::Shared, ScalarType::U32) },
@@ -885,7 +887,7 @@ fn module_checks() {
             launch("a", vec![LaunchArg::Param(0), LaunchArg::Const(ScalarType::I32, 1 << 33)]),
         ],
     });
-    m.programs.push(Program { name: "p".into(), params: vec![], launches: vec![] });
+    m.programs.push(Program::new("p"));
     let e = match verify_module(&m) {
         Err(e) => e,
         Ok(()) => ModuleErrors::default(),
@@ -917,6 +919,8 @@ fn module_checks() {
     good.kernels.push(simple_kernel("a", &[buf, Type::U32]));
     good.programs.push(Program {
         name: "p".into(),
+        status: None,
+        checks: vec![],
         params: vec![ProgramParam { name: "b".into(), ty: buf }],
         launches: vec![launch("a", vec![LaunchArg::Param(0), LaunchArg::Const(ScalarType::U32, 7)])],
     });

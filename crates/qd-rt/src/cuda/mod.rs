@@ -123,7 +123,7 @@ pub(crate) fn open(ordinal: usize) -> Result<(CudaDevice, DeviceInfo), RtError> 
         driver_version / 1000,
         (driver_version % 1000) / 10
     );
-    let info = DeviceInfo { kind: DeviceKind::Cuda, ordinal, name, subgroup_width: 32, detail };
+    let info = DeviceInfo { kind: DeviceKind::Cuda, ordinal, name, subgroup_width: 32, detail, forward_progress: true };
     let d = CudaDevice {
         shared: Arc::new(Shared {
             ctx: AtomicPtr::new(ctx.ctx),
@@ -281,7 +281,7 @@ impl CudaDevice {
         argv: &mut [qd_mir::interp::ArgValue],
     ) -> Result<(), RtError> {
         let ctx = format!("program @{}", p.name);
-        check_program_args(p, argv).map_err(|e| e.context(&ctx))?;
+        crate::program::check_args(p, argv).map_err(|e| e.context(&ctx))?;
         let mut st = self.shared.lock()?;
         let r = self.run_program_locked(&mut st, m, p, argv);
         r.map_err(|e| self.recover(&mut st, e))
@@ -303,6 +303,10 @@ impl CudaDevice {
                 ArgValue::Scalar(..) => None,
             });
         }
+        let status = match p.status {
+            Some(_) => Some(self.upload(st, &[0u8; 4])?),
+            None => None,
+        };
         for (li, l) in p.launches.iter().enumerate() {
             let ctx = || format!("program @{}, launch {li}: kernel @{}", p.name, l.kernel);
             let f = m.kernel(&l.kernel).ok_or_else(|| RtError::usage(format!("{}: no such kernel", ctx())))?;
@@ -341,6 +345,16 @@ impl CudaDevice {
                             param.name
                         )))
                     }
+                    LaunchArg::Status => match &status {
+                        Some(d) if want == ArgKind::Buffer(ScalarType::U32) => Slot::Ptr(d.ptr),
+                        _ => {
+                            return Err(RtError::usage(format!(
+                                "{}: argument {i} (%{}) gets the status word, which is a u32 buffer of a program that has one",
+                                ctx(),
+                                param.name
+                            )))
+                        }
+                    },
                 };
                 slots.push(slot);
             }
@@ -354,6 +368,16 @@ impl CudaDevice {
                 self.download(st, d, &mut b.data)?;
             }
         }
+        if let Some(d) = &status {
+            let mut word = [0u8; 4];
+            self.download(st, d, &mut word)?;
+            crate::program::check_status(p, u32::from_le_bytes(word))?;
+        }
+        if let Some(d) = &status {
+            let mut word = [0u8; 4];
+            self.download(st, d, &mut word)?;
+            crate::program::check_status(p, u32::from_le_bytes(word))?;
+        }
         Ok(())
     }
 }
@@ -363,16 +387,4 @@ fn scalar_of(slots: &[Slot], i: usize) -> Option<(ScalarType, u64)> {
         Some(Slot::Scalar(t, v)) => Some((*t, *v)),
         _ => None,
     }
-}
-
-/// Checks a program's arguments against its parameters.
-pub(crate) fn check_program_args(p: &qd_mir::Program, argv: &[qd_mir::interp::ArgValue]) -> Result<(), RtError> {
-    if argv.len() != p.params.len() {
-        return Err(RtError::usage(format!("program expects {} argument(s), got {}", p.params.len(), argv.len())));
-    }
-    for (i, (param, a)) in p.params.iter().zip(argv).enumerate() {
-        args::check_arg(param.ty, &param.name, i, a)
-            .map_err(|e| RtError { message: format!("program {}", e.message), ..e })?;
-    }
-    Ok(())
 }

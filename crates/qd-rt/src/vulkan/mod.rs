@@ -109,6 +109,7 @@ fn info(ordinal: usize, p: &props::Props) -> DeviceInfo {
         name: p.name.clone(),
         subgroup_width: p.subgroup_size,
         detail: p.detail(),
+        forward_progress: false,
     }
 }
 
@@ -388,7 +389,7 @@ impl VulkanDevice {
     /// buffers are downloaded once at the end.
     pub(crate) fn run_program(&self, m: &Module, p: &Program, argv: &mut [ArgValue]) -> Result<(), RtError> {
         let ctx = format!("program @{}", p.name);
-        crate::cuda::check_program_args(p, argv).map_err(|e| e.context(&ctx))?;
+        crate::program::check_args(p, argv).map_err(|e| e.context(&ctx))?;
         let mut st = self.lock()?;
         let r = self.run_program_locked(&mut st, m, p, argv);
         r.map_err(|e| self.recover(&mut st, e))
@@ -402,11 +403,18 @@ impl VulkanDevice {
         argv: &mut [ArgValue],
     ) -> Result<(), RtError> {
         let prog = self.upload_args(argv).map_err(|e| e.context(format!("program @{}", p.name)))?;
+        let status = match p.status {
+            Some(_) => {
+                let word = [ArgValue::Buffer(qd_mir::interp::Buffer { elem: ScalarType::U32, data: vec![0; 4] })];
+                self.upload_args(&word).map_err(|e| e.context(format!("program @{}", p.name)))?.pop()
+            }
+            None => None,
+        };
         let mut dispatches = Vec::with_capacity(p.launches.len());
         for (li, l) in p.launches.iter().enumerate() {
             let ctx = || format!("program @{}, launch {li}: kernel @{}", p.name, l.kernel);
             let f = m.kernel(&l.kernel).ok_or_else(|| RtError::usage(format!("{}: no such kernel", ctx())))?;
-            let slots = launch_slots(f, &l.args, argv, &prog).map_err(|e| e.context(ctx()))?;
+            let slots = launch_slots(f, &l.args, argv, &prog, status.as_ref()).map_err(|e| e.context(ctx()))?;
             let k = self.load(st, f).map_err(|e| e.context(format!("program @{}, launch {li}", p.name)))?;
             if let Some(d) = self.dispatch(&k, f, &slots, None).map_err(|e| e.context(ctx()))? {
                 dispatches.push(d);
@@ -414,6 +422,11 @@ impl VulkanDevice {
         }
         self.run(dispatches).map_err(|e| e.context(format!("program @{}", p.name)))?;
         download(argv, &prog);
+        if let Some(Slot::Buf(d)) = &status {
+            let mut word = [0u8; 4];
+            d.read(&mut word);
+            crate::program::check_status(p, u32::from_le_bytes(word))?;
+        }
         Ok(())
     }
 }
@@ -428,7 +441,13 @@ fn download(argv: &mut [ArgValue], slots: &[Slot]) {
 }
 
 /// The slots of one launch of a program, checked against the kernel's parameters.
-fn launch_slots(f: &Function, largs: &[LaunchArg], argv: &[ArgValue], prog: &[Slot]) -> Result<Vec<Slot>, RtError> {
+fn launch_slots(
+    f: &Function,
+    largs: &[LaunchArg],
+    argv: &[ArgValue],
+    prog: &[Slot],
+    status: Option<&Slot>,
+) -> Result<Vec<Slot>, RtError> {
     if f.params.len() != largs.len() {
         return Err(RtError::usage(format!(
             "kernel expects {} argument(s), launch gives {}",
@@ -452,6 +471,15 @@ fn launch_slots(f: &Function, largs: &[LaunchArg], argv: &[ArgValue], prog: &[Sl
             LaunchArg::Const(t, _) => {
                 return Err(RtError::usage(format!("argument {i} (%{}) gets a {t} constant", param.name)))
             }
+            LaunchArg::Status => match status {
+                Some(s) if want == ArgKind::Buffer(ScalarType::U32) => s.clone(),
+                _ => {
+                    return Err(RtError::usage(format!(
+                        "argument {i} (%{}) gets the status word, which is a u32 buffer of a program that has one",
+                        param.name
+                    )))
+                }
+            },
         };
         slots.push(slot);
     }

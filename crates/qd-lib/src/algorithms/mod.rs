@@ -1,0 +1,151 @@
+//! `qd_lib::algorithms`: Quadrants' device-wide algorithms (`qd.algorithms`) — reduce, exclusive
+//! scan, select, radix sort, reduce-by-key — as phases appended to a [`ProgramBuilder`].
+//!
+//! Every algorithm takes a device-resident live count `n` (a one-element `i32` buffer, read by
+//! the kernels) and a build-time [`Capacity`] (`max_n` and Quadrants' `log256_max_n`): one
+//! compiled program replays for any `0 <= n <= max_n` without recompiling. What Quadrants leaves
+//! unchecked is checked here: the program carries length checks on every buffer (scratch against
+//! the `*_scratch_slots` formulas, data against `max_n`) and distinctness checks (`out` is not
+//! `arr`, `tmp_keys` is not `keys`), which the runtime makes before the first launch; a live `n`
+//! outside `0..=max_n` sets a bit of the program's status word, every phase then does nothing,
+//! and the runtime reports the bit's message after the program.
+//!
+//! Strategies: the portable multi-launch forms run everywhere; on devices with forward progress
+//! between blocks ([`Target::forward_progress`]) single-pass forms (decoupled look-back scan,
+//! onesweep radix sort) are chosen by [`Strategy::Auto`] when their state fits the scratch the
+//! Quadrants formula gives for the capacity, and can be forced.
+
+mod common;
+mod slots;
+
+pub use slots::{
+    exclusive_scan_scratch_slots, reduce_by_key_scratch_slots, reduce_scratch_slots, select_scratch_slots,
+    sort_scratch_slots,
+};
+
+use crate::common::{err, Loc};
+use qd_frontend::{BuildError, ErrorKind};
+use std::panic::Location;
+
+/// `BLOCK_DIM` of every phase (a multiple of 32 and 64), as in Quadrants.
+pub const BLOCK_DIM: u32 = 256;
+/// Radix sort digit width in bits (`RADIX_BITS`).
+pub const RADIX_BITS: u32 = 8;
+/// The largest `log256_max_n` (Quadrants' `_validate_log256_max_n`).
+pub const MAX_LOG256: u32 = 4;
+
+/// What the kernels are built for: the device's subgroup width (every phase kernel is built with
+/// [`KernelBuilder::set_subgroup_size`](qd_frontend::KernelBuilder::set_subgroup_size) at this
+/// width, so a device of another width refuses the program) and whether blocks of one launch
+/// can wait on blocks that started earlier (`qd_rt::DeviceInfo::forward_progress`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The subgroup width (a power of two that divides [`BLOCK_DIM`]).
+    pub subgroup_width: u32,
+    /// True when single-pass strategies may be used.
+    pub forward_progress: bool,
+}
+
+/// Which form of an algorithm to build.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// Single-pass where the target has forward progress and its state fits the scratch the
+    /// Quadrants formula gives for the capacity; multi-launch otherwise.
+    #[default]
+    Auto,
+    /// The portable multi-launch form (Quadrants' phases), on any target.
+    MultiLaunch,
+    /// The single-pass form (decoupled look-back scan, onesweep sort): an error on a target
+    /// without forward progress, or when its state does not fit the scratch.
+    SinglePass,
+}
+
+/// How to build: the target and the strategy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The target.
+    pub target: Target,
+    /// The strategy.
+    pub strategy: Strategy,
+}
+
+impl Options {
+    /// [`Strategy::Auto`] for `target`.
+    pub fn new(target: Target) -> Options {
+        Options { target, strategy: Strategy::Auto }
+    }
+
+    /// The same options with another strategy.
+    pub fn with_strategy(self, strategy: Strategy) -> Options {
+        Options { strategy, ..self }
+    }
+}
+
+/// The build-time capacity of an algorithm: the largest live count `max_n` the buffers are
+/// sized for, and Quadrants' `log256_max_n` (`D`), which fixes the launch topology. `max_n` is at
+/// most `min(256^D, i32::MAX)` (the live count is an `i32`, as Quadrants' `count[0]`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    max_n: u64,
+    log256: u32,
+}
+
+impl Capacity {
+    /// The natural depth for `max_n`: the least `D >= 1` with `256^D >= max_n`.
+    #[track_caller]
+    pub fn new(max_n: u64) -> Result<Capacity, BuildError> {
+        let loc = Location::caller();
+        Capacity::checked(loc, max_n, natural_depth(max_n))
+    }
+
+    /// An explicit `log256_max_n` (1..=4; over-specifying is safe, as in Quadrants).
+    #[track_caller]
+    pub fn with_log256(max_n: u64, log256_max_n: u32) -> Result<Capacity, BuildError> {
+        Capacity::checked(Location::caller(), max_n, log256_max_n)
+    }
+
+    fn checked(loc: Loc, max_n: u64, d: u32) -> Result<Capacity, BuildError> {
+        if d == 0 || d > MAX_LOG256 {
+            return Err(err(
+                loc,
+                ErrorKind::OutOfRange,
+                format!("log256_max_n={d} is outside 1..={MAX_LOG256} (Quadrants allows at most {MAX_LOG256})"),
+            ));
+        }
+        if max_n > i32::MAX as u64 {
+            return Err(err(
+                loc,
+                ErrorKind::OutOfRange,
+                format!("max_n={max_n} is above i32::MAX: the live count is an i32 (Quadrants' count[0])"),
+            ));
+        }
+        let cap = 256u64.pow(d);
+        if max_n > cap {
+            return Err(err(
+                loc,
+                ErrorKind::OutOfRange,
+                format!("max_n={max_n} is above 256^{d} = {cap}, what log256_max_n={d} can hold"),
+            ));
+        }
+        Ok(Capacity { max_n, log256: d })
+    }
+
+    /// The largest live count.
+    pub fn max_n(self) -> u64 {
+        self.max_n
+    }
+
+    /// Quadrants' `log256_max_n`.
+    pub fn log256(self) -> u32 {
+        self.log256
+    }
+}
+
+/// The least `D >= 1` with `256^D >= n` (4 for anything above `256^3`).
+pub(crate) fn natural_depth(n: u64) -> u32 {
+    let mut d = 1;
+    while d < MAX_LOG256 && 256u64.pow(d) < n {
+        d += 1;
+    }
+    d
+}
