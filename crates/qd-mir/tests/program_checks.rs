@@ -71,6 +71,7 @@ fn status_and_checks() {
     let mut short = vec![buf(ScalarType::I32, &[3]), buf(ScalarType::U32, &[0; 7]), buf(ScalarType::U32, &[0])];
     let e = run_program(&m, p, &cfg, &mut short).unwrap_err();
     assert_eq!(e.message, "program @p: buffer %data has 7 element(s), needs at least 8 (max_n)");
+    assert_eq!(e.to_string(), e.message, "the program is named once");
     let ArgValue::Buffer(d) = &short[1] else { panic!("not a buffer") };
     assert_eq!(d.to_bits(), vec![0; 7], "nothing ran");
 
@@ -78,6 +79,7 @@ fn status_and_checks() {
     let mut over = vec![buf(ScalarType::I32, &[9]), buf(ScalarType::U32, &[0; 8]), buf(ScalarType::U32, &[0])];
     let e = run_program(&m, p, &cfg, &mut over).unwrap_err();
     assert_eq!(e.message, "program @p: status %qd_status = 0x1: guard: n is above the capacity 8 (\"max_n\")");
+    assert_eq!(e.to_string(), e.message, "the program is named once");
     let ArgValue::Buffer(d) = &over[1] else { panic!("not a buffer") };
     assert_eq!(d.to_bits(), vec![0; 8]);
     // The status word starts at 0 on every run: a good run after a bad one succeeds.

@@ -19,6 +19,13 @@
 //! a launch over a device limit fails before it starts with [`RtErrorKind::Limit`] naming it. [`crosscheck`] runs a kernel on the interpreter
 //! and on a device and compares every buffer bit for bit.
 //!
+//! Programs run two ways: [`Device::run_program`] over host buffers (uploaded, run, downloaded
+//! in place) and [`Device::run_program_resident`] over [`DeviceBuffer`]s that stay on the device
+//! (one upload, many runs; [`Device::write`] changes a small input such as a live count between
+//! runs). Both make the program's argument checks before the first launch
+//! ([`RtErrorKind::ProgramCheck`] naming the parameter) and read its status word after the last
+//! ([`RtErrorKind::ProgramStatus`] with the messages of the bits set).
+//!
 //! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`
 //! and `vulkan/raw.rs` and the `Send`/`Sync` claims for driver handles, each with a `// SAFETY:`
 //! comment.
@@ -31,6 +38,7 @@ mod error;
 mod lowlevel;
 pub mod matrix;
 mod program;
+mod resident;
 mod vulkan;
 
 pub use error::{RtError, RtErrorKind};
@@ -257,7 +265,11 @@ impl Device {
 
     /// Runs a program of `m`: its launches in order on one stream (CUDA) or in one command
     /// buffer with barriers between them (Vulkan), the buffers resident on the device in between,
-    /// downloaded in place at the end.
+    /// downloaded in place at the end. The arguments are checked first (one per parameter, of
+    /// its type, then the program's `check`s: [`RtErrorKind::ProgramCheck`]); a program with a
+    /// status word gets a zeroed one, and a non-zero word after the last launch is
+    /// [`RtErrorKind::ProgramStatus`] (the buffers are downloaded all the same). To keep the
+    /// buffers on the device across runs, see [`Device::run_program_resident`].
     pub fn run_program(&self, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
         match &self.imp {
             Imp::Cpu { width } => cpu::run_program(*width, m, p, args),

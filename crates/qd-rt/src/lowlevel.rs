@@ -53,6 +53,53 @@ pub enum DeviceArg<'a> {
     Scalar(ScalarType, u64),
 }
 
+/// One launch of [`Device::launch_all`]: a kernel, its arguments and an optional grid override.
+pub(crate) struct Launch<'k, 'a> {
+    pub kernel: &'k CompiledKernel,
+    pub args: &'k [DeviceArg<'a>],
+    pub grid: Option<[u32; 3]>,
+}
+
+/// Checks a launch's arguments against the kernel's parameters: their number, and for each a
+/// buffer of the pointee type or a scalar of the type.
+pub(crate) fn check_launch_args(f: &Function, argv: &[DeviceArg<'_>]) -> Result<(), RtError> {
+    let ctx = || format!("kernel @{}", f.name);
+    if argv.len() != f.params.len() {
+        return Err(RtError::usage(format!("{}: expects {} argument(s), got {}", ctx(), f.params.len(), argv.len())));
+    }
+    for (i, (p, a)) in f.params.iter().zip(argv).enumerate() {
+        let want = args::param_kind(p.ty, &p.name, i).map_err(|e| e.context(ctx()))?;
+        if want != a.kind() {
+            return Err(RtError::usage(format!(
+                "{}: argument {i} (%{}) has the wrong type: expected {}, got {}",
+                ctx(),
+                p.name,
+                describe_kind(want),
+                describe_kind(a.kind())
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `a buffer of u32` / `a u32 scalar`.
+pub(crate) fn describe_kind(k: args::ArgKind) -> String {
+    match k {
+        args::ArgKind::Buffer(e) => format!("a buffer of {e}"),
+        args::ArgKind::Scalar(s) => format!("a {s} scalar"),
+    }
+}
+
+impl DeviceArg<'_> {
+    /// What this argument is: a buffer of its element type or a scalar of its type.
+    pub(crate) fn kind(&self) -> args::ArgKind {
+        match self {
+            DeviceArg::Buffer(b) => args::ArgKind::Buffer(b.elem),
+            DeviceArg::Scalar(t, _) => args::ArgKind::Scalar(*t),
+        }
+    }
+}
+
 /// A kernel ready to launch on one device.
 pub struct CompiledKernel {
     function: Arc<Function>,
@@ -131,6 +178,62 @@ impl Device {
         }
     }
 
+    /// Copies a host buffer into the start of a device buffer (elements `0..src.len()`; the rest
+    /// keeps its contents), once the launches issued before have finished (CUDA, Vulkan). This is
+    /// how a resident program gets new inputs between runs, such as a new live count in a
+    /// one-element buffer. The element types must be the same and `src` no longer than `dst`.
+    pub fn write(&self, dst: &DeviceBuffer, src: &HostBuffer) -> Result<(), RtError> {
+        if src.elem != dst.elem {
+            return Err(RtError::usage(format!(
+                "write: the host buffer holds {}, the device buffer {}",
+                src.elem, dst.elem
+            )));
+        }
+        let bytes = dst.len * dst.elem.bytes() as usize;
+        if src.data.len() > bytes {
+            return Err(RtError::usage(format!(
+                "write: the host buffer has {} element(s), the device buffer only {}",
+                src.len(),
+                dst.len
+            )));
+        }
+        match (&self.imp, &dst.imp) {
+            (_, BufImp::Cpu(h)) => {
+                let mut g = h.0.lock().unwrap_or_else(|p| p.into_inner());
+                match g.data.get_mut(..src.data.len()) {
+                    Some(d) => {
+                        d.copy_from_slice(&src.data);
+                        Ok(())
+                    }
+                    None => Err(RtError::usage("write: the buffer is in use by a launch on another thread")),
+                }
+            }
+            (Imp::Cuda(c), BufImp::Cuda(d)) => {
+                let mut st = c.shared.lock()?;
+                c.sync(&st).map_err(|e| c.recover(&mut st, e))?;
+                c.write(&st, d, &src.data)
+            }
+            (Imp::Vulkan(v), BufImp::Vulkan(d)) if d.is_of(&v.gpu) => {
+                v.sync()?;
+                d.write(&src.data);
+                Ok(())
+            }
+            (_, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer can only be written by its cuda device")),
+            (_, BufImp::Vulkan(_)) => Err(RtError::usage("a vulkan buffer can only be written by its vulkan device")),
+        }
+    }
+
+    /// Whether a launch on this device can take `b`: a buffer this device made (a `cpu` buffer
+    /// for the `cpu` device).
+    pub(crate) fn owns(&self, b: &DeviceBuffer) -> bool {
+        match (&self.imp, &b.imp) {
+            (Imp::Cpu { .. }, BufImp::Cpu(_)) => true,
+            (Imp::Cuda(c), BufImp::Cuda(d)) => d.is_of(&c.shared),
+            (Imp::Vulkan(v), BufImp::Vulkan(d)) => d.is_of(&v.gpu),
+            _ => false,
+        }
+    }
+
     /// Compiles a kernel for this device (CUDA: PTX for its `sm_XY`, loaded and cached by kernel
     /// text and target). To change the block size, compile a copy of the function with
     /// `launch.block` replaced: the PTX bakes the block shape in.
@@ -151,107 +254,120 @@ impl Device {
     /// CUDA (call [`Device::synchronize`] or [`Device::download`]); the `cpu` device runs it to
     /// completion.
     pub fn launch(&self, k: &CompiledKernel, argv: &[DeviceArg<'_>], grid: Option<[u32; 3]>) -> Result<(), RtError> {
-        let f = &*k.function;
-        let ctx = || format!("kernel @{}", f.name);
-        if argv.len() != f.params.len() {
-            return Err(RtError::usage(format!(
-                "{}: expects {} argument(s), got {}",
-                ctx(),
-                f.params.len(),
-                argv.len()
-            )));
-        }
-        for (i, (p, a)) in f.params.iter().zip(argv).enumerate() {
-            let want = args::param_kind(p.ty, &p.name, i).map_err(|e| e.context(ctx()))?;
-            let ok = match a {
-                DeviceArg::Buffer(b) => want == args::ArgKind::Buffer(b.elem),
-                DeviceArg::Scalar(t, _) => want == args::ArgKind::Scalar(*t),
-            };
-            if !ok {
-                return Err(RtError::usage(format!("{}: argument {i} (%{}) has the wrong type", ctx(), p.name)));
-            }
+        self.launch_all(&[Launch { kernel: k, args: argv, grid }])
+    }
+
+    /// Launches kernels in order, asynchronously as [`Device::launch`]: every launch's arguments
+    /// are checked before the first one starts; on Vulkan they go in one command buffer (a
+    /// compute→compute barrier before each), on CUDA on the device's stream, on `cpu` one after
+    /// another.
+    pub(crate) fn launch_all(&self, launches: &[Launch<'_, '_>]) -> Result<(), RtError> {
+        for l in launches {
+            check_launch_args(&l.kernel.function, l.args)?;
         }
         match &self.imp {
             Imp::Cpu { width } => {
-                let mut bufs = Vec::new();
-                let mut scalars = Vec::new();
-                for a in argv {
-                    match a {
-                        DeviceArg::Buffer(b) => match &b.imp {
-                            BufImp::Cpu(h) => {
-                                bufs.push(Some(h));
-                                scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
+                for l in launches {
+                    let f = &*l.kernel.function;
+                    let mut bufs = Vec::new();
+                    let mut scalars = Vec::new();
+                    for a in l.args {
+                        match a {
+                            DeviceArg::Buffer(b) => match &b.imp {
+                                BufImp::Cpu(h) => {
+                                    bufs.push(Some(h));
+                                    scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
+                                }
+                                BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                                    return Err(RtError::usage(format!(
+                                        "kernel @{}: a device buffer passed to the cpu device",
+                                        f.name
+                                    )))
+                                }
+                            },
+                            DeviceArg::Scalar(t, v) => {
+                                bufs.push(None);
+                                scalars.push(ArgValue::Scalar(*t, *v));
                             }
-                            BufImp::Cuda(_) | BufImp::Vulkan(_) => {
-                                return Err(RtError::usage(format!(
-                                    "{}: a device buffer passed to the cpu device",
-                                    ctx()
-                                )))
-                            }
-                        },
-                        DeviceArg::Scalar(t, v) => {
-                            bufs.push(None);
-                            scalars.push(ArgValue::Scalar(*t, *v));
                         }
                     }
+                    cpu::launch(*width, f, &bufs, scalars, l.grid)?;
                 }
-                cpu::launch(*width, f, &bufs, scalars, grid)
+                Ok(())
             }
             Imp::Cuda(c) => {
-                let loaded =
-                    k.cuda.as_ref().ok_or_else(|| RtError::usage(format!("{}: compiled for the cpu device", ctx())))?;
-                let mut slots = Vec::with_capacity(argv.len());
-                for a in argv {
-                    slots.push(match a {
-                        DeviceArg::Buffer(b) => match &b.imp {
-                            BufImp::Cuda(d) => Slot::Ptr(d.ptr),
-                            BufImp::Cpu(_) | BufImp::Vulkan(_) => {
-                                return Err(RtError::usage(format!(
-                                    "{}: a buffer of another device passed to the cuda device",
-                                    ctx()
-                                )))
-                            }
+                let mut ready = Vec::with_capacity(launches.len());
+                for l in launches {
+                    let f = &*l.kernel.function;
+                    let ctx = || format!("kernel @{}", f.name);
+                    let loaded = l
+                        .kernel
+                        .cuda
+                        .as_ref()
+                        .ok_or_else(|| RtError::usage(format!("{}: compiled for another device", ctx())))?;
+                    let mut slots = Vec::with_capacity(l.args.len());
+                    for a in l.args {
+                        slots.push(match a {
+                            DeviceArg::Buffer(b) => match &b.imp {
+                                BufImp::Cuda(d) => Slot::Ptr(d.ptr),
+                                BufImp::Cpu(_) | BufImp::Vulkan(_) => {
+                                    return Err(RtError::usage(format!(
+                                        "{}: a buffer of another device passed to the cuda device",
+                                        ctx()
+                                    )))
+                                }
+                            },
+                            DeviceArg::Scalar(t, v) => Slot::Scalar(*t, *v),
+                        });
+                    }
+                    let g = args::grid(
+                        f,
+                        l.grid,
+                        |i| match slots.get(i) {
+                            Some(Slot::Scalar(t, v)) => Some((*t, *v)),
+                            _ => None,
                         },
-                        DeviceArg::Scalar(t, v) => Slot::Scalar(*t, *v),
-                    });
+                        c.sms,
+                    )
+                    .map_err(|e| e.context(ctx()))?;
+                    ready.push((loaded, slots, g));
                 }
-                let g = args::grid(
-                    f,
-                    grid,
-                    |i| match slots.get(i) {
-                        Some(Slot::Scalar(t, v)) => Some((*t, *v)),
-                        _ => None,
-                    },
-                    c.sms,
-                )
-                .map_err(|e| e.context(ctx()))?;
                 let mut st = c.shared.lock()?;
-                c.launch(&st, loaded, &slots, g).map_err(|e| c.recover(&mut st, e))
+                for (loaded, slots, g) in &ready {
+                    c.launch(&st, loaded, slots, *g).map_err(|e| c.recover(&mut st, e))?;
+                }
+                Ok(())
             }
             Imp::Vulkan(v) => {
-                let k = k
-                    .vulkan
-                    .as_ref()
-                    .ok_or_else(|| RtError::usage(format!("{}: compiled for another device", ctx())))?;
-                let mut slots = Vec::with_capacity(argv.len());
-                for a in argv {
-                    slots.push(match a {
-                        DeviceArg::Buffer(b) => match &b.imp {
-                            BufImp::Vulkan(d) if d.is_of(&v.gpu) => vulkan::Slot::Buf(d.clone()),
-                            BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) => {
-                                return Err(RtError::usage(format!(
-                                    "{}: a buffer of another device passed to the vulkan device",
-                                    ctx()
-                                )))
-                            }
-                        },
-                        DeviceArg::Scalar(t, v) => vulkan::Slot::Scalar(*t, *v),
-                    });
+                let mut ds = Vec::with_capacity(launches.len());
+                for l in launches {
+                    let f = &*l.kernel.function;
+                    let ctx = || format!("kernel @{}", f.name);
+                    let k = l
+                        .kernel
+                        .vulkan
+                        .as_ref()
+                        .ok_or_else(|| RtError::usage(format!("{}: compiled for another device", ctx())))?;
+                    let mut slots = Vec::with_capacity(l.args.len());
+                    for a in l.args {
+                        slots.push(match a {
+                            DeviceArg::Buffer(b) => match &b.imp {
+                                BufImp::Vulkan(d) if d.is_of(&v.gpu) => vulkan::Slot::Buf(d.clone()),
+                                BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                                    return Err(RtError::usage(format!(
+                                        "{}: a buffer of another device passed to the vulkan device",
+                                        ctx()
+                                    )))
+                                }
+                            },
+                            DeviceArg::Scalar(t, v) => vulkan::Slot::Scalar(*t, *v),
+                        });
+                    }
+                    if let Some(d) = v.dispatch(k, f, &slots, l.grid).map_err(|e| e.context(ctx()))? {
+                        ds.push(d);
+                    }
                 }
-                match v.dispatch(k, f, &slots, grid).map_err(|e| e.context(ctx()))? {
-                    Some(d) => v.launch(d).map_err(|e| e.context(ctx())),
-                    None => Ok(()),
-                }
+                v.launch_all(ds)
             }
         }
     }

@@ -10,14 +10,17 @@ use qd_mir::Program;
 
 /// Checks the arguments of a program run: one per parameter, of its type, then the program's
 /// checks (each host argument is its own buffer, so `distinct` holds unless one index is named
-/// twice).
+/// twice). Every message starts with `program @NAME: `.
 pub(crate) fn check_args(p: &Program, argv: &[ArgValue]) -> Result<(), RtError> {
+    let ctx = || format!("program @{}", p.name);
     if argv.len() != p.params.len() {
-        return Err(RtError::usage(format!("program expects {} argument(s), got {}", p.params.len(), argv.len())));
+        return Err(
+            RtError::usage(format!("expects {} argument(s), got {}", p.params.len(), argv.len())).context(ctx())
+        );
     }
     for (i, (param, a)) in p.params.iter().zip(argv).enumerate() {
         args::check_arg(param.ty, &param.name, i, a)
-            .map_err(|e| RtError { message: format!("program {}", e.message), ..e })?;
+            .map_err(|e| RtError { message: format!("program {}", e.message), ..e }.context(ctx()))?;
     }
     let len = |i: usize| match argv.get(i) {
         Some(ArgValue::Buffer(b)) => Some(b.len() as u64),

@@ -185,6 +185,8 @@ impl fmt::Display for InterpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.program, self.launch) {
             (Some(p), Some(l)) => write!(f, "program @{p}, launch {l}: kernel @{}: {}", self.kernel, self.message)?,
+            // The program's check and status messages name the program themselves.
+            (Some(p), None) if self.message.starts_with(&format!("program @{p}: ")) => f.write_str(&self.message)?,
             (Some(p), None) => write!(f, "program @{p}: {}", self.message)?,
             (None, _) => write!(f, "kernel @{}: {}", self.kernel, self.message)?,
         }

@@ -82,6 +82,13 @@ pub(crate) struct CudaBuffer {
     shared: Arc<Shared>,
 }
 
+impl CudaBuffer {
+    /// Whether the buffer was allocated by the device that shares `shared`.
+    pub(crate) fn is_of(&self, shared: &Arc<Shared>) -> bool {
+        Arc::ptr_eq(&self.shared, shared)
+    }
+}
+
 impl Drop for CudaBuffer {
     fn drop(&mut self) {
         let sh = &self.shared;
@@ -177,6 +184,12 @@ impl CudaDevice {
         let b = CudaBuffer { ptr, bytes: data.len(), shared: self.shared.clone() };
         driver::upload(ptr, data)?;
         Ok(b)
+    }
+
+    /// Copies `data` into the start of a device buffer (at most its size).
+    pub(crate) fn write(&self, _st: &State, b: &CudaBuffer, data: &[u8]) -> Result<(), RtError> {
+        let n = data.len().min(b.bytes);
+        driver::upload(b.ptr, &data[..n])
     }
 
     /// Copies a device buffer back.
@@ -280,8 +293,7 @@ impl CudaDevice {
         p: &qd_mir::Program,
         argv: &mut [qd_mir::interp::ArgValue],
     ) -> Result<(), RtError> {
-        let ctx = format!("program @{}", p.name);
-        crate::program::check_args(p, argv).map_err(|e| e.context(&ctx))?;
+        crate::program::check_args(p, argv)?;
         let mut st = self.shared.lock()?;
         let r = self.run_program_locked(&mut st, m, p, argv);
         r.map_err(|e| self.recover(&mut st, e))
@@ -367,11 +379,6 @@ impl CudaDevice {
             if let (ArgValue::Buffer(b), Some(d)) = (a, d) {
                 self.download(st, d, &mut b.data)?;
             }
-        }
-        if let Some(d) = &status {
-            let mut word = [0u8; 4];
-            self.download(st, d, &mut word)?;
-            crate::program::check_status(p, u32::from_le_bytes(word))?;
         }
         if let Some(d) = &status {
             let mut word = [0u8; 4];

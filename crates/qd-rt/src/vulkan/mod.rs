@@ -300,10 +300,15 @@ impl VulkanDevice {
         p.wait(self.timeout)
     }
 
-    /// Submits dispatches without waiting (the low-level API's asynchronous launch).
-    pub(crate) fn launch(&self, d: Dispatch) -> Result<(), RtError> {
+    /// Submits dispatches in one command buffer (a compute→compute barrier before each) without
+    /// waiting (the low-level API's asynchronous launch); nothing is submitted when there are
+    /// none.
+    pub(crate) fn launch_all(&self, ds: Vec<Dispatch>) -> Result<(), RtError> {
+        if ds.is_empty() {
+            return Ok(());
+        }
         let mut st = self.lock()?;
-        match self.gpu.submit(vec![d]) {
+        match self.gpu.submit(ds) {
             Ok(p) => {
                 st.pending.push(p);
                 Ok(())
@@ -388,8 +393,7 @@ impl VulkanDevice {
     /// Runs a program: one command buffer, its launches in order with barriers between them; the
     /// buffers are downloaded once at the end.
     pub(crate) fn run_program(&self, m: &Module, p: &Program, argv: &mut [ArgValue]) -> Result<(), RtError> {
-        let ctx = format!("program @{}", p.name);
-        crate::program::check_args(p, argv).map_err(|e| e.context(&ctx))?;
+        crate::program::check_args(p, argv)?;
         let mut st = self.lock()?;
         let r = self.run_program_locked(&mut st, m, p, argv);
         r.map_err(|e| self.recover(&mut st, e))

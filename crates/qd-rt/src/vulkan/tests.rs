@@ -146,7 +146,7 @@ fn low_level_launches_are_asynchronous_and_ordered() {
     let width = Arc::new(dev.upload(&bytes([0; 128])).unwrap());
     for a in 1..=20 {
         let s = vec![Slot::Buf(data.clone()), Slot::Buf(width.clone()), Slot::Scalar(ScalarType::U32, a)];
-        dev.launch(dev.dispatch(&k, &f, &s, None).unwrap().unwrap()).unwrap();
+        dev.launch_all(vec![dev.dispatch(&k, &f, &s, None).unwrap().unwrap()]).unwrap();
     }
     drop(k);
     dev.sync().unwrap();
@@ -189,7 +189,7 @@ fn dropping_the_device_with_launches_pending() {
     let width = Arc::new(dev.upload(&bytes([0; 128])).unwrap());
     for a in 0..8 {
         let s = vec![Slot::Buf(data.clone()), Slot::Buf(width.clone()), Slot::Scalar(ScalarType::U32, a)];
-        dev.launch(dev.dispatch(&k, &f, &s, None).unwrap().unwrap()).unwrap();
+        dev.launch_all(vec![dev.dispatch(&k, &f, &s, None).unwrap().unwrap()]).unwrap();
     }
     drop((k, width));
     let data = Arc::try_unwrap(data).ok();

@@ -1,6 +1,7 @@
 //! Kernels shared by the qd-rt tests: a `.qdm` module with a W-dependent scan, a cover-grid
 //! kernel, a saturating grid-stride kernel, a faulting kernel, a big-shared-memory kernel and a
-//! three-launch program.
+//! three-launch program; and a second module whose program has a status word and argument checks
+//! (`@twice`: a live count `n` read from a buffer, capacity 64).
 
 #![allow(dead_code)]
 
@@ -135,6 +136,98 @@ program @pipeline(%data: ptr<global, u32>, %out: ptr<global, u32>, %n: u32) {
   launch @bump(%out, 5 : u32)
 }
 "#;
+
+/// `@twice(%n, %src, %dst, %sum)`: with `0 <= n[0] <= 64`, `dst[i] = 2 * src[i] + 1` for
+/// `i < n` (the rest of `dst` untouched) and `sum[0] = dst[0] + … + dst[n-1]`; otherwise each
+/// kernel sets its status bit (`@double` bit 0, `@total` bit 3) and writes nothing. Checks:
+/// `len %n >= 1`, `len %src >= 64`, `len %dst >= 64`, `len %sum >= 1`, `distinct %src, %dst`.
+pub const STATUS_MODULE: &str = r#"
+kernel @double(%n: ptr<global, i32>, %src: ptr<global, u32>, %dst: ptr<global, u32>, %st: ptr<global, u32>, %cap: i32 uniform, %mask: u32 uniform) block(32, 1, 1) grid(1, 1, 1) {
+  %0 = load %n : i32
+  %1 = const 0 : i32
+  %2 = cmp lt %0, %1 : bool
+  %3 = cmp gt %0, %cap : bool
+  %4 = or %2, %3 : bool
+  %5 = thread_id x : u32
+  if %4 {
+    %6 = const 0 : u32
+    %7 = cmp eq %5, %6 : bool
+    if %7 {
+      %8 = atomic.rmw or device %st, %mask : u32
+      yield
+    }
+    return
+  }
+  %9 = cast %0 : u32
+  loop (%10: u32 = %5) {
+    %11 = cmp ge %10, %9 : bool
+    if %11 {
+      break
+    }
+    %12 = ptr.offset %src, %10 : ptr<global, u32>
+    %13 = load %12 : u32
+    %14 = const 2 : u32
+    %15 = mul %13, %14 : u32
+    %16 = const 1 : u32
+    %17 = add %15, %16 : u32
+    %18 = ptr.offset %dst, %10 : ptr<global, u32>
+    store %18, %17
+    %19 = const 32 : u32
+    %20 = add %10, %19 : u32
+    continue %20
+  }
+  return
+}
+
+kernel @total(%n: ptr<global, i32>, %dst: ptr<global, u32>, %sum: ptr<global, u32>, %st: ptr<global, u32>, %cap: i32 uniform, %mask: u32 uniform) block(1, 1, 1) grid(1, 1, 1) {
+  %0 = load %n : i32
+  %1 = const 0 : i32
+  %2 = cmp lt %0, %1 : bool
+  %3 = cmp gt %0, %cap : bool
+  %4 = or %2, %3 : bool
+  if %4 {
+    %5 = atomic.rmw or device %st, %mask : u32
+    return
+  }
+  %6 = cast %0 : u32
+  %7 = const 0 : u32
+  %8 = loop (%9: u32 = %7, %10: u32 = %7) -> (u32) {
+    %11 = cmp ge %9, %6 : bool
+    if %11 {
+      break %10
+    }
+    %12 = ptr.offset %dst, %9 : ptr<global, u32>
+    %13 = load %12 : u32
+    %14 = add %10, %13 : u32
+    %15 = const 1 : u32
+    %16 = add %9, %15 : u32
+    continue %16, %14
+  }
+  store %sum, %8
+  return
+}
+
+program @twice(%n: ptr<global, i32>, %src: ptr<global, u32>, %dst: ptr<global, u32>, %sum: ptr<global, u32>) {
+  status %qd_status bit 0 "double: n is outside 0..=64 (max_n)"
+  status %qd_status bit 3 "total: n is outside 0..=64 (max_n)"
+  check len %n >= 1 "the live count"
+  check len %src >= 64 "max_n"
+  check len %dst >= 64 "max_n"
+  check len %sum >= 1 "one element"
+  check distinct %src, %dst
+  launch @double(%n, %src, %dst, %qd_status, 64 : i32, 1 : u32)
+  launch @total(%n, %dst, %sum, %qd_status, 64 : i32, 8 : u32)
+}
+"#;
+
+/// The parsed and verified [`STATUS_MODULE`].
+pub fn status_module() -> qd_mir::Module {
+    let m = qd_mir::parse_module(STATUS_MODULE).unwrap_or_else(|e| panic!("{}", e.render(STATUS_MODULE, "status")));
+    if let Err(e) = qd_mir::verify::verify_module(&m) {
+        panic!("{e}");
+    }
+    m
+}
 
 pub fn module() -> qd_mir::Module {
     let m = qd_mir::parse_module(MODULE).unwrap_or_else(|e| panic!("{}", e.render(MODULE, "common")));

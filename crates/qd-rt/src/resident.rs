@@ -1,0 +1,145 @@
+//! Resident programs: [`Device::run_program_resident`] runs a program of a module over buffers
+//! that already live on the device ([`DeviceBuffer`]s), so a benchmark or a replay uploads its
+//! data once and runs the program many times, changing only a small input between runs (a live
+//! count, with [`Device::write`]).
+//!
+//! A run makes, before the first launch and in this order: the arguments' number and types
+//! against the program's parameters, that every buffer belongs to this device, the program's
+//! [`ProgramCheck`](qd_mir::ProgramCheck)s with real buffer identity (`check distinct` fails when
+//! one `DeviceBuffer` is bound to both parameters; `check len` reads [`DeviceBuffer::len`]), and
+//! every launch's arguments against its kernel's parameters. It then compiles each kernel once
+//! (through the device's compiled-kernel cache on CUDA and Vulkan, so later runs reuse the
+//! compiled code), allocates a zeroed status word when the program has one, issues the launches
+//! in order (one command buffer on Vulkan, the device's stream on CUDA, one after another on
+//! `cpu`), waits for them and reads the status word: a non-zero word is
+//! [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus) with its bits' messages.
+
+use crate::error::RtError;
+use crate::lowlevel::{check_launch_args, describe_kind, Launch};
+use crate::{args, CompiledKernel, Device, DeviceArg, DeviceBuffer};
+use qd_mir::{LaunchArg, Module, Program, ScalarType};
+use std::collections::HashMap;
+
+impl Device {
+    /// Runs program `p` of `m` over device-resident arguments, one per program parameter (a
+    /// [`DeviceArg::Buffer`] for a `ptr<global, T>` parameter, a [`DeviceArg::Scalar`] for a
+    /// scalar one); the buffers are updated in place and stay on the device. Returns once every
+    /// launch has finished. Errors, each before the first launch unless said otherwise:
+    ///
+    /// - [`RtErrorKind::Usage`](crate::RtErrorKind::Usage): the wrong number of arguments, an
+    ///   argument of the wrong type, a buffer of another device, a launch of a kernel the module
+    ///   does not have or whose arguments do not fit it;
+    /// - [`RtErrorKind::ProgramCheck`](crate::RtErrorKind::ProgramCheck) naming the parameter: a
+    ///   buffer shorter than a `check len`, one buffer bound to both parameters of a
+    ///   `check distinct`;
+    /// - compile errors and device limits, as for [`Device::launch`];
+    /// - after the launches, [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus):
+    ///   the kernels set bits of the program's status word (which each run allocates zeroed).
+    pub fn run_program_resident(&self, m: &Module, p: &Program, argv: &[DeviceArg<'_>]) -> Result<(), RtError> {
+        let ctx = format!("program @{}", p.name);
+        self.check_resident_args(p, argv)?;
+        let status = match p.status {
+            Some(_) => Some(self.alloc(ScalarType::U32, 1).map_err(|e| e.context(&ctx))?),
+            None => None,
+        };
+        let mut kernels: HashMap<&str, CompiledKernel> = HashMap::new();
+        let mut launch_args: Vec<Vec<DeviceArg<'_>>> = Vec::with_capacity(p.launches.len());
+        for (li, l) in p.launches.iter().enumerate() {
+            let lctx = || format!("program @{}, launch {li}", p.name);
+            let f = m
+                .kernel(&l.kernel)
+                .ok_or_else(|| RtError::usage(format!("{}: no kernel @{} in the module", lctx(), l.kernel)))?;
+            let la = launch_args_of(p, &l.args, argv, status.as_ref()).map_err(|e| e.context(lctx()))?;
+            check_launch_args(f, &la).map_err(|e| e.context(lctx()))?;
+            if !kernels.contains_key(l.kernel.as_str()) {
+                let k = self.compile(f).map_err(|e| e.context(lctx()))?;
+                kernels.insert(l.kernel.as_str(), k);
+            }
+            launch_args.push(la);
+        }
+        let mut launches = Vec::with_capacity(p.launches.len());
+        for (l, la) in p.launches.iter().zip(&launch_args) {
+            let kernel = kernels
+                .get(l.kernel.as_str())
+                .ok_or_else(|| RtError::usage(format!("{ctx}: kernel @{} was not compiled", l.kernel)))?;
+            launches.push(Launch { kernel, args: la, grid: None });
+        }
+        self.launch_all(&launches).map_err(|e| e.context(&ctx))?;
+        self.synchronize().map_err(|e| e.context(&ctx))?;
+        if let Some(s) = &status {
+            let word = self.download(s).map_err(|e| e.context(&ctx))?;
+            let value = word.to_bits().first().map_or(0, |&v| v as u32);
+            crate::program::check_status(p, value)?;
+        }
+        Ok(())
+    }
+
+    /// The checks of a resident run made before anything is compiled or launched; every
+    /// message starts with `program @NAME: `.
+    fn check_resident_args(&self, p: &Program, argv: &[DeviceArg<'_>]) -> Result<(), RtError> {
+        let ctx = || format!("program @{}", p.name);
+        if argv.len() != p.params.len() {
+            return Err(
+                RtError::usage(format!("expects {} argument(s), got {}", p.params.len(), argv.len())).context(ctx())
+            );
+        }
+        for (i, (param, a)) in p.params.iter().zip(argv).enumerate() {
+            let want = args::param_kind(param.ty, &param.name, i).map_err(|e| e.context(ctx()))?;
+            if want != a.kind() {
+                return Err(RtError::usage(format!(
+                    "program argument {i} (%{}): expected {}, got {}",
+                    param.name,
+                    describe_kind(want),
+                    describe_kind(a.kind())
+                ))
+                .context(ctx()));
+            }
+            if let DeviceArg::Buffer(b) = a {
+                if !self.owns(b) {
+                    return Err(RtError::usage(format!(
+                        "program argument {i} (%{}): the buffer belongs to another device, not {}",
+                        param.name,
+                        self.info().spec()
+                    ))
+                    .context(ctx()));
+                }
+            }
+        }
+        let buffer = |i: usize| match argv.get(i) {
+            Some(DeviceArg::Buffer(b)) => Some(*b),
+            _ => None,
+        };
+        let len = |i: usize| buffer(i).map(|b| b.len() as u64);
+        let same = |i: usize, j: usize| match (buffer(i), buffer(j)) {
+            (Some(a), Some(b)) => std::ptr::eq::<DeviceBuffer>(a, b),
+            _ => false,
+        };
+        p.check_args(&len, &same).map_err(RtError::program_check)
+    }
+}
+
+/// The arguments of one launch: program parameters, typed constants and the status word.
+fn launch_args_of<'a>(
+    p: &Program,
+    largs: &[LaunchArg],
+    argv: &[DeviceArg<'a>],
+    status: Option<&'a DeviceBuffer>,
+) -> Result<Vec<DeviceArg<'a>>, RtError> {
+    largs
+        .iter()
+        .enumerate()
+        .map(|(i, la)| match *la {
+            LaunchArg::Param(n) => argv
+                .get(usize::from(n))
+                .copied()
+                .ok_or_else(|| RtError::usage(format!("argument {i}: no program parameter {n}"))),
+            LaunchArg::Const(t, v) => Ok(DeviceArg::Scalar(t, v)),
+            LaunchArg::Status => match status {
+                Some(s) => Ok(DeviceArg::Buffer(s)),
+                None => {
+                    Err(RtError::usage(format!("argument {i} is the status word, but program @{} has none", p.name)))
+                }
+            },
+        })
+        .collect()
+}
