@@ -3,9 +3,15 @@
 //! built from SPECs, then prints or saves the buffers asked for. On `cpu` the run reports its
 //! lane-instruction count; `--subgroup-size` sets the cpu width (on another device it must be the
 //! device's own width: a Vulkan device's is fixed when its driver loads).
+//!
+//! A `.npy` argument must hold the element type of its buffer parameter (the error names the
+//! argument and both dtypes); `--save NAME=FILE.npy` (alias `--out`) writes a buffer after a
+//! successful run as a 1-D `.npy`. A program's status word is allocated by the runtime (it is no
+//! parameter); its argument checks and status bits fail the run with their message.
 
 use crate::{load, verify};
 use qd_mir::interp::{run_kernel, run_program, ArgValue, RunConfig};
+use qd_mir::{AddrSpace, Type};
 use qd_rt::{Device, DeviceKind, LaunchOptions};
 use qdc::npy;
 use qdc::spec::{format_buffer, parse_spec};
@@ -78,9 +84,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 o.args.push((n.to_string(), s.to_string()));
             }
             "--print" => o.print.push(value(a)?),
-            "--out" => {
+            "--save" | "--out" => {
                 let v = value(a)?;
-                let (n, f) = v.split_once('=').ok_or_else(|| format!("--out wants NAME=FILE.npy, got '{v}'"))?;
+                let (n, f) = v.split_once('=').ok_or_else(|| format!("{a} wants NAME=FILE.npy, got '{v}'"))?;
                 o.out.push((n.to_string(), f.to_string()));
             }
             flag if flag.starts_with("--") => return Err(format!("qdc run: unknown option {flag}")),
@@ -101,35 +107,67 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// A `.npy` argument holds the element type of its buffer parameter.
+fn check_npy_arg(name: &str, path: &str, ty: Type, v: &ArgValue) -> Result<(), String> {
+    let ArgValue::Buffer(b) = v else { return Ok(()) };
+    match ty {
+        Type::Ptr(AddrSpace::Global, e) if e == b.elem => Ok(()),
+        Type::Ptr(AddrSpace::Global, e) => Err(format!(
+            "--arg {name}={path}: the file holds {} ({}), but %{name} is {ty}: it needs a .npy of {} ({e})",
+            npy::descr(b.elem),
+            b.elem,
+            npy::descr(e)
+        )),
+        _ => {
+            Err(format!("--arg {name}={path}: %{name} is a {ty} parameter, not a buffer: give a scalar such as {ty}:1"))
+        }
+    }
+}
+
 /// Runs `qdc run`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = parse_options(args)?;
     let (_, module) = load(&o.file)?;
     verify(&o.file, &module)?;
-    let param_names: Vec<String> = match (&o.kernel, &o.program) {
+    let params: Vec<(String, Type)> = match (&o.kernel, &o.program) {
         (Some(k), _) => module
             .kernel(k)
             .ok_or_else(|| format!("no kernel @{k} in {}", o.file))?
             .params
             .iter()
-            .map(|p| p.name.clone())
+            .map(|p| (p.name.clone(), p.ty))
             .collect(),
         (_, Some(p)) => module
             .program(p)
             .ok_or_else(|| format!("no program @{p} in {}", o.file))?
             .params
             .iter()
-            .map(|p| p.name.clone())
+            .map(|p| (p.name.clone(), p.ty))
             .collect(),
         _ => Vec::new(),
     };
+    let param_names: Vec<String> = params.iter().map(|(n, _)| n.clone()).collect();
+    // The buffers to print or save must be buffer parameters: said before the run, not after.
+    for (flag, name) in o.print.iter().map(|n| ("--print", n)).chain(o.out.iter().map(|(n, _)| ("--save", n))) {
+        match params.iter().find(|(p, _)| p == name) {
+            Some((_, Type::Ptr(AddrSpace::Global, _))) => {}
+            Some((_, ty)) => return Err(format!("{flag} {name}: %{name} is a {ty} parameter, not a buffer")),
+            None => {
+                return Err(format!("{flag} {name}: no parameter %{name} (parameters: {})", param_names.join(", ")))
+            }
+        }
+    }
     let mut values: Vec<Option<ArgValue>> = param_names.iter().map(|_| None).collect();
     for (name, spec) in &o.args {
         let i = param_names
             .iter()
             .position(|p| p == name)
             .ok_or_else(|| format!("--arg {name}: no parameter %{name} (parameters: {})", param_names.join(", ")))?;
-        values[i] = Some(parse_spec(spec).map_err(|e| format!("--arg {name}: {e}"))?);
+        let v = parse_spec(spec).map_err(|e| format!("--arg {name}: {e}"))?;
+        if spec.ends_with(".npy") {
+            check_npy_arg(name, spec, params[i].1, &v)?;
+        }
+        values[i] = Some(v);
     }
     let mut argv: Vec<ArgValue> = Vec::with_capacity(values.len());
     for (v, name) in values.into_iter().zip(&param_names) {

@@ -122,7 +122,7 @@ pub fn parse_spec(spec: &str) -> Result<ArgValue, String> {
     }
     if spec.ends_with(".npy") {
         let bytes = std::fs::read(spec).map_err(|e| format!("cannot read {spec}: {e}"))?;
-        return npy::read(&bytes).map(ArgValue::Buffer).map_err(|e| format!("{spec}: {e}"));
+        return npy::read(&bytes).map(|a| ArgValue::Buffer(a.buffer)).map_err(|e| format!("{spec}: {e}"));
     }
     let parts: Vec<&str> = spec.split(':').collect();
     match parts.as_slice() {
