@@ -4,7 +4,7 @@
 //!   verifier errors annotated on the printed MIR); exit status 1 on any error.
 //! - `qdc fmt FILE.qdm [--check]` prints the canonical text (or checks the file already is).
 //! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
-//!   [--subgroup-size S] [--arg NAME=SPEC]… [--print NAME]… [--out NAME=FILE.npy]…` runs on a
+//!   [--subgroup-size S] [--arg NAME=SPEC]… [--print NAME]… [--save NAME=FILE.npy]…` runs on a
 //!   device: `cpu` (the interpreter, the default), `cpu:N`, `cuda`, `cuda:N`, `vulkan`,
 //!   `vulkan:N` or `best`.
 //! - `qdc compile FILE.qdm --target sm_XY [--emit ptx] [-o OUT] [--kernel NAME]
@@ -44,7 +44,7 @@ USAGE:
   qdc check FILE.qdm
   qdc fmt FILE.qdm [--check]
   qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
-          [--subgroup-size S] [--arg NAME=SPEC]... [--print NAME]... [--out NAME=FILE.npy]...
+          [--subgroup-size S] [--arg NAME=SPEC]... [--print NAME]... [--save NAME=FILE.npy]...
   qdc compile FILE.qdm --target SM [--emit ptx] [-o OUT] [--kernel NAME] [--reduce R]
           [--max-version X.Y]
   qdc compile FILE.qdm --target VK --emit spv|spvasm [-o OUT] [--kernel NAME]
