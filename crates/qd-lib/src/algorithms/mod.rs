@@ -23,6 +23,13 @@ pub(crate) mod staircase;
 mod reduce;
 mod scan;
 
+mod sort;
+mod sort_keys;
+mod sort_multi;
+mod sort_onesweep;
+mod sort_rank;
+pub use sort::sort;
+
 pub use reduce::{reduce_add, reduce_max, reduce_min};
 pub use scan::{exclusive_scan_add, exclusive_scan_max, exclusive_scan_min};
 pub use slots::{
