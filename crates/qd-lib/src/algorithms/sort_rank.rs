@@ -16,7 +16,8 @@
 //! 3. 64 threads turn each column of words into its running exclusive prefix over the rows, four
 //!    digits per word at once (a prefix over earlier subgroups is at most `256 - W`, so bytes
 //!    never carry), and write `bins`;
-//! 4. `excl_prefix = block::exclusive_add(bins)`;
+//! 4. `excl_prefix` = the exclusive prefix of `bins`, by the first subgroup (each lane sums
+//!    `256 / W` consecutive bins, one subgroup scan, each lane writes its bins' prefixes);
 //! 5. `rank = excl_prefix[d] + byte(table[s][d]) + peers below`.
 //!
 //! Shared memory: `64 KiB / W` of table (16 KiB at `W = 4`, 8 KiB at `W = 8`), so widths 2 to 16
@@ -25,7 +26,8 @@
 use super::BLOCK_DIM;
 use crate::block::SharedArray;
 use crate::common::{err, Loc};
-use qd_frontend::{AtomicOp, BuildError, Dim, ErrorKind, KernelBuilder, ScalarType, Scope, Type, Val};
+use qd_frontend::{AtomicOp, BuildError, Dim, ErrorKind, KernelBuilder, ScalarType, Scope, Tile, Type, Val};
+use qd_mir::GroupOp;
 
 /// Words per row of the packed table (four 8-bit digit counts per `u32`).
 const WORDS: u32 = BLOCK_DIM / 4;
@@ -79,12 +81,10 @@ fn packed_rank(
     let zero = k.const_u32(0)?;
 
     // 1. Zero the table (`words` is a multiple of 256 for every width up to 64).
-    for m in 0..words.div_ceil(BLOCK_DIM) {
+    for m in 0..words / BLOCK_DIM {
         let off = k.const_u32(m * BLOCK_DIM)?;
         let i = k.add(tid, off)?;
-        let inb = k.const_u32(words)?;
-        let ok = k.lt(i, inb)?;
-        k.if_then(ok, |k| k.store(table, i, zero))?;
+        k.store(table, i, zero)?;
     }
     k.block_sync()?;
 
@@ -152,10 +152,35 @@ fn packed_rank(
     })?;
     k.block_sync()?;
 
-    // 4. The block's exclusive digit prefix.
-    let bc = k.load(bins.buf(), tid)?;
-    let ex = crate::block::exclusive_add(k, bc, BLOCK_DIM)?;
-    k.store(excl_prefix.buf(), tid, ex)?;
+    // 4. The block's exclusive digit prefix, by the first subgroup alone: lane `l` sums its
+    //    `256 / W` consecutive bins, one subgroup scan, then lane `l` writes its bins' prefixes
+    //    (a block scan would cost every thread a fold over the `256 / W` subgroup partials).
+    let lane = k.lane_id()?;
+    let first = k.eq(sg, zero)?;
+    k.if_then(first, |k| {
+        let per = k.const_u32(BLOCK_DIM / w)?;
+        let lo = k.mul(lane, per)?;
+        let hi = k.add(lo, per)?;
+        let zi = k.const_i32(0)?;
+        let sum = k.declare_var(Type::I32);
+        k.def_var(sum, zi)?;
+        k.for_range(lo, hi, None, |k, d| {
+            let c = k.load(bins.buf(), d)?;
+            let acc = k.use_var(sum)?;
+            let acc = k.add(acc, c)?;
+            k.def_var(sum, acc)
+        })?;
+        let total = k.use_var(sum)?;
+        let ex = k.subgroup_scan(GroupOp::Add, Tile::Full, false, total)?;
+        k.def_var(sum, ex)?;
+        k.for_range(lo, hi, None, |k, d| {
+            let acc = k.use_var(sum)?;
+            k.store(excl_prefix.buf(), d, acc)?;
+            let c = k.load(bins.buf(), d)?;
+            let acc = k.add(acc, c)?;
+            k.def_var(sum, acc)
+        })
+    })?;
     k.block_sync()?;
 
     // 5. The rank.
