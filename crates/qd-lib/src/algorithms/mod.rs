@@ -17,6 +17,7 @@
 
 mod args;
 mod common;
+mod lookback;
 mod slots;
 pub(crate) mod staircase;
 

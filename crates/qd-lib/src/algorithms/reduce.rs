@@ -7,16 +7,18 @@
 //! the last phase is one block reducing the ≤ 256 remaining values into `out[0]`. The float add
 //! order is that block tree (subgroup reduction, then the subgroup partials left to right).
 //!
-//! Single-pass (targets with forward progress; integer dtypes and float min/max under
-//! [`Strategy::Auto`](super::Strategy::Auto), any dtype when forced): the decoupled look-back
-//! pass of [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`.
-//! Float add is kept multi-launch by `Auto` because the look-back adds tile sums in an order that
-//! depends on timing.
+//! Single-pass (targets with forward progress; integer dtypes under
+//! [`Strategy::Auto`], any dtype when forced): the decoupled look-back pass of
+//! [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`. `Auto`
+//! keeps floats multi-launch: the look-back adds tile sums in an order that depends on timing,
+//! and its 1024-element tiles pad with the identity where Quadrants' 256-element blocks do not
+//! (a min/max over NaNs only gives the identity instead of NaN).
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
 use super::common::{single_pass, Call};
+use super::lookback;
 use super::staircase::{reduce_phase, Io, Len, ScanOp, Span};
-use super::{reduce_scratch_slots, Capacity, Options};
+use super::{reduce_scratch_slots, Capacity, Options, Strategy};
 use crate::common::{at, Loc, NUMERIC};
 use qd_frontend::{BuildError, ProgramArg, ProgramBuilder};
 use qd_mir::GroupOp;
@@ -47,8 +49,19 @@ fn reduce_impl(
     need_len(pb, loc, scratch, slots, &format!("reduce_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
-    // The single-pass form lands in the next commit; until then every call is multi-launch.
-    single_pass(loc, &algo, opts, false, "the single-pass reduce is not built yet")?;
+    // Auto keeps floats multi-launch: the look-back changes the float add order (timing-
+    // dependent) and pads tiles of 1024 with the identity (a reduction of NaNs only can differ).
+    let fits = lookback::fits(cap, 0, slots) && (ty.is_int() || opts.strategy == Strategy::SinglePass);
+    let need = if ty.is_int() || opts.strategy == Strategy::SinglePass {
+        lookback::need_text(cap, 0, slots)
+    } else {
+        "Auto keeps float reductions multi-launch".to_string()
+    };
+    if single_pass(loc, &algo, opts, fits, &need)? {
+        let src = Io { buf: arr, span: Span::data() };
+        let state = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+        return lookback::emit(pb, opts, &call, sop, src, None, Some(out), state).map_err(at(loc));
+    }
     (|| {
         let mut src = Io { buf: arr, span: Span::data() };
         let mut level = Span::root(Len::Zero, Len::Tiles);

@@ -7,13 +7,15 @@
 //! block scan into `out`.
 //!
 //! Single-pass (targets with forward progress; integers and float min/max under
-//! [`Strategy::Auto`](super::Strategy::Auto), any dtype when forced): the decoupled look-back
-//! scan of [`super::lookback`], 2 launches.
+//! [`Strategy::Auto`], any dtype when forced): the decoupled look-back scan of
+//! [`super::lookback`], 2 launches. `Auto` keeps float add multi-launch (the look-back's
+//! summation order depends on timing).
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
 use super::common::{single_pass, Call};
+use super::lookback;
 use super::staircase::{emit_scan, Io, Len, ScanOp, Span};
-use super::{exclusive_scan_scratch_slots, Capacity, Options};
+use super::{exclusive_scan_scratch_slots, Capacity, Options, Strategy};
 use crate::common::{at, Loc, NUMERIC};
 use qd_frontend::{BuildError, ProgramArg, ProgramBuilder};
 use qd_mir::GroupOp;
@@ -42,8 +44,20 @@ fn scan_impl(
     need_len(pb, loc, scratch, slots, &format!("exclusive_scan_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
-    // The single-pass form lands in the next commit; until then every call is multi-launch.
-    single_pass(loc, &algo, opts, false, "the single-pass scan is not built yet")?;
+    // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
+    let order_free = ty.is_int() || op != GroupOp::Add;
+    let fits = lookback::fits(cap, 0, slots) && (order_free || opts.strategy == Strategy::SinglePass);
+    let need = if fits || order_free || opts.strategy == Strategy::SinglePass {
+        lookback::need_text(cap, 0, slots)
+    } else {
+        "Auto keeps float add scans multi-launch".to_string()
+    };
+    if single_pass(loc, &algo, opts, fits, &need)? {
+        let src = Io { buf: arr, span: Span::data() };
+        let dst = Io { buf: out, span: Span::data() };
+        let state = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+        return lookback::emit(pb, opts, &call, sop, src, Some(dst), None, state).map_err(at(loc));
+    }
     let src = Io { buf: arr, span: Span::data() };
     let dst = Io { buf: out, span: Span::data() };
     let partials = Io { buf: scratch, span: Span::root(Len::Zero, Len::Tiles) };

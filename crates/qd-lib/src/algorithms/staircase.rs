@@ -7,7 +7,7 @@
 //! ([`Len`]: `0`, `n`, `ceil(n/256)`, `ceil(n/256)*256`, evaluated from the live count in every
 //! phase kernel) and a staircase `level`: level `k + 1` is the region of level `k`'s 256-element
 //! block partials, placed right after it (`off_{k+1} = off_k + len_k`, `len_{k+1} =
-//! ceil(len_k/256)`), exactly Quadrants' cursor arithmetic. The three numbers of a span are
+//! ceil(len_k/256)`), exactly Quadrants' cursor arithmetic. The spans are
 //! launch constants, so one kernel serves every level and every call of the same value type,
 //! operator, width and buffer element types (they are in its name).
 //!
@@ -40,13 +40,27 @@ pub(crate) enum Len {
 }
 
 impl Len {
-    /// The launch-constant code of the length.
-    fn code(self) -> u32 {
+    /// The letter of the length in kernel names.
+    fn letter(self) -> char {
         match self {
-            Len::Zero => 0,
-            Len::N => 1,
-            Len::Tiles => 2,
-            Len::HistLen => 3,
+            Len::Zero => 'z',
+            Len::N => 'n',
+            Len::Tiles => 't',
+            Len::HistLen => 'h',
+        }
+    }
+
+    /// The kernel-side value for the live count `n` (a `u32`).
+    fn emit(self, k: &mut KernelBuilder<'_>, n: Val) -> Result<Val, BuildError> {
+        match self {
+            Len::Zero => k.const_u32(0),
+            Len::N => Ok(n),
+            Len::Tiles => tiles_of(k, n),
+            Len::HistLen => {
+                let t = tiles_of(k, n)?;
+                let bd = k.const_u32(BLOCK_DIM)?;
+                k.mul(t, bd)
+            }
         }
     }
 
@@ -100,8 +114,9 @@ impl Span {
         (off, len)
     }
 
-    fn args(self) -> [ProgramArg; 3] {
-        [ProgramArg::u32(self.off.code()), ProgramArg::u32(self.len.code()), ProgramArg::u32(self.level)]
+    /// The span in kernel names: offset letter, length letter, level (`zt0`).
+    pub(crate) fn tag(self) -> String {
+        format!("{}{}{}", self.off.letter(), self.len.letter(), self.level)
     }
 }
 
@@ -152,57 +167,93 @@ pub(crate) fn rebits(k: &mut KernelBuilder<'_>, v: Val, to: ScalarType) -> Resul
     }
 }
 
-/// The kernel-side value of a [`Len`] code.
-fn eval_len(k: &mut KernelBuilder<'_>, n: Val, code: Val) -> Result<Val, BuildError> {
-    let tiles = tiles_of(k, n)?;
-    let bd = k.const_u32(BLOCK_DIM)?;
-    let hist = k.mul(tiles, bd)?;
-    let mut r = k.const_u32(0)?;
-    for (c, v) in [(Len::N, n), (Len::Tiles, tiles), (Len::HistLen, hist)] {
-        let cv = k.const_u32(c.code())?;
-        let is = k.eq(code, cv)?;
-        r = k.select(is, v, r)?;
+/// Finishes a phase kernel and simplifies it (constant folding, CSE, DCE at the target's
+/// width; collectives stay as they are for each back end to lower): the prologue's span
+/// arithmetic shrinks to what the kernel uses, which every device runs per thread.
+pub(crate) fn finish_phase(k: KernelBuilder<'_>, opts: &Options) -> Result<qd_mir::Function, BuildError> {
+    use qd_mir::passes::{Pass, PassOptions};
+    let mut f = k.finish()?;
+    let po = PassOptions::with_width(opts.target.subgroup_width);
+    // `finish` verified the kernel; the passes keep it valid (qd-mir's own tests check them),
+    // so they run without the per-pass verification `run_pipeline` adds in debug builds.
+    for pass in [Pass::Fold, Pass::Cse, Pass::Dce] {
+        pass.run(&mut f, &po)
+            .map_err(|e| BuildError::new(Location::caller(), ErrorKind::Config, format!("kernel @{}: {e}", f.name)))?;
     }
-    Ok(r)
+    Ok(f)
 }
 
-/// A span's three launch-constant parameters, declared on the kernel.
-#[derive(Copy, Clone)]
-struct SpanParams {
-    off: Val,
-    len: Val,
-    level: Val,
-}
-
-fn span_params(k: &mut KernelBuilder<'_>, prefix: &str) -> SpanParams {
-    let off = k.scalar(&format!("{prefix}_off"), ScalarType::U32);
-    let len = k.scalar(&format!("{prefix}_len"), ScalarType::U32);
-    let level = k.scalar(&format!("{prefix}_level"), ScalarType::U32);
-    SpanParams { off, len, level }
-}
-
-/// The `(offset, length)` of a span in the kernel (uniform values).
-fn eval_span(k: &mut KernelBuilder<'_>, n: Val, s: SpanParams) -> Result<(Val, Val), BuildError> {
-    let off0 = eval_len(k, n, s.off)?;
-    let len0 = eval_len(k, n, s.len)?;
-    let off = k.declare_var(Type::U32);
-    let len = k.declare_var(Type::U32);
-    k.def_var(off, off0)?;
-    k.def_var(len, len0)?;
-    let zero = k.const_u32(0)?;
-    k.for_range(zero, s.level, None, |k, _| {
-        let o = k.use_var(off)?;
-        let l = k.use_var(len)?;
-        let o2 = k.add(o, l)?;
-        let l2 = tiles_of(k, l)?;
-        k.def_var(off, o2)?;
-        k.def_var(len, l2)
+/// Quadrants' `block.exclusive_scan(v, 256, op, identity(op))` with the same result bits and a
+/// cheaper cross-subgroup step: the subgroup exclusive scan (MIR `subgroup.scan exclusive`,
+/// identity shifted in at lane 0), the last lane of each subgroup publishes `op(scan, v)`, and
+/// **thread 0** folds the published aggregates left to right once (`prefix[w]` = the fold of
+/// slots `0..w`), where Quadrants has every thread fold them redundantly; subgroups other than 0
+/// return `op(prefix[w], scan)`. Two barriers instead of one; the operand order of every `op`
+/// is Quadrants', so float sums round the same. Valid in every thread.
+pub(crate) fn tile_exclusive_scan(k: &mut KernelBuilder<'_>, v: Val, op: GroupOp) -> Result<Val, BuildError> {
+    let w = crate::common::width(k, Location::caller(), "tile scan")?;
+    let ty = v.scalar().ok_or_else(|| {
+        BuildError::new(Location::caller(), ErrorKind::TypeMismatch, "tile scan: expected a scalar".to_string())
     })?;
-    Ok((k.use_var(off)?, k.use_var(len)?))
+    let nsg = BLOCK_DIM / w;
+    let scan = k.subgroup_scan(op, qd_frontend::Tile::Full, false, v)?;
+    if nsg == 1 {
+        return Ok(scan);
+    }
+    let apply = |k: &mut KernelBuilder<'_>, a: Val, b: Val| Op::Builtin(op).apply(k, a, b);
+    let agg = apply(k, scan, v)?;
+    let slots_name = crate::block::fresh_shared_name(k, "qd_tile_scan_aggs");
+    let slots = k.shared_array(&slots_name, ty, nsg);
+    let pre_name = crate::block::fresh_shared_name(k, "qd_tile_scan_prefix");
+    let prefix = k.shared_array(&pre_name, ty, nsg);
+    let lane = k.lane_id()?;
+    let last = k.const_u32(w - 1)?;
+    let is_last = k.eq(lane, last)?;
+    k.if_then(is_last, |k| {
+        let sg = k.subgroup_id()?;
+        k.store(slots, sg, agg)
+    })?;
+    k.block_sync()?;
+    let t = k.thread_id(Dim::X)?;
+    let zero = k.const_u32(0)?;
+    let t0 = k.eq(t, zero)?;
+    k.if_then(t0, |k| {
+        let mut running = k.load(slots, zero)?;
+        for j in 1..nsg {
+            let jv = k.const_u32(j)?;
+            k.store(prefix, jv, running)?;
+            let x = k.load(slots, jv)?;
+            running = apply(k, running, x)?;
+        }
+        Ok(())
+    })?;
+    k.block_sync()?;
+    let sg = k.subgroup_id()?;
+    let result = k.declare_var(Type::Scalar(ty));
+    k.def_var(result, scan)?;
+    let not_first = k.ne(sg, zero)?;
+    k.if_then(not_first, |k| {
+        let p = k.load(prefix, sg)?;
+        let r = apply(k, p, scan)?;
+        k.def_var(result, r)
+    })?;
+    k.use_var(result)
+}
+
+/// The kernel-side `(offset, length)` of a span for the live count `n` (uniform values; the
+/// span's shape is part of the kernel, its name says which).
+pub(crate) fn eval_span(k: &mut KernelBuilder<'_>, n: Val, s: Span) -> Result<(Val, Val), BuildError> {
+    let mut off = s.off.emit(k, n)?;
+    let mut len = s.len.emit(k, n)?;
+    for _ in 0..s.level {
+        off = k.add(off, len)?;
+        len = tiles_of(k, len)?;
+    }
+    Ok((off, len))
 }
 
 /// `src[off + i]` as `T` when `i < len`, else the identity (no load out of the region).
-fn load_or_identity(
+pub(crate) fn load_or_identity(
     k: &mut KernelBuilder<'_>,
     src: qd_frontend::Buf,
     off: Val,
@@ -251,17 +302,21 @@ pub(crate) fn reduce_phase(
     at_least_one: bool,
 ) -> Result<(), BuildError> {
     let (es, ed) = (elem_of(src.buf, sop)?, elem_of(dst.buf, sop)?);
-    let name = format!("qd_scan_reduce_{}_w{}_{es}_{ed}", sop.tag(), opts.target.subgroup_width);
+    let name = format!(
+        "qd_scan_reduce_{}_w{}_{es}_{}_{ed}_{}",
+        sop.tag(),
+        opts.target.subgroup_width,
+        src.span.tag(),
+        dst.span.tag()
+    );
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = phase_kernel(&mut ctx, &name, opts)?;
     let sbuf = k.buffer("src", es);
-    let sp = span_params(&mut k, "src");
     let dbuf = k.buffer("dst", ed);
-    let dp = span_params(&mut k, "dst");
     let min_tiles = k.scalar("min_tiles", ScalarType::U32);
     let n = live_count(&mut k, &p)?;
-    let (soff, slen) = eval_span(&mut k, n, sp)?;
-    let (doff, _) = eval_span(&mut k, n, dp)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (doff, _) = eval_span(&mut k, n, dst.span)?;
     let nt0 = tiles_of(&mut k, slen)?;
     let nt = k.max(nt0, min_tiles)?;
     for_tiles(&mut k, nt, |k, tile| {
@@ -276,10 +331,8 @@ pub(crate) fn reduce_phase(
             k.store(dbuf, at, w)
         })
     })?;
-    let f = k.finish()?;
-    let [s0, s1, s2] = src.span.args();
-    let [d0, d1, d2] = dst.span.args();
-    launch(pb, &f, call, &[src.buf, s0, s1, s2, dst.buf, d0, d1, d2, ProgramArg::u32(u32::from(at_least_one))])
+    let f = finish_phase(k, opts)?;
+    launch(pb, &f, call, &[src.buf, dst.buf, ProgramArg::u32(u32::from(at_least_one))])
 }
 
 /// Quadrants `_scan_tile_phase`: one block's exclusive scan (`block.exclusive_scan` with the
@@ -294,31 +347,32 @@ pub(crate) fn scan_tile_phase(
     dst: Io,
 ) -> Result<(), BuildError> {
     let (es, ed) = (elem_of(src.buf, sop)?, elem_of(dst.buf, sop)?);
-    let name = format!("qd_scan_tile_{}_w{}_{es}_{ed}", sop.tag(), opts.target.subgroup_width);
+    let name = format!(
+        "qd_scan_tile_{}_w{}_{es}_{}_{ed}_{}",
+        sop.tag(),
+        opts.target.subgroup_width,
+        src.span.tag(),
+        dst.span.tag()
+    );
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = phase_kernel(&mut ctx, &name, opts)?;
     k.grid_fixed(1)?;
     let sbuf = k.buffer("src", es);
-    let sp = span_params(&mut k, "src");
     let dbuf = k.buffer("dst", ed);
-    let dp = span_params(&mut k, "dst");
     let n = live_count(&mut k, &p)?;
-    let (soff, slen) = eval_span(&mut k, n, sp)?;
-    let (doff, _) = eval_span(&mut k, n, dp)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (doff, _) = eval_span(&mut k, n, dst.span)?;
     let t = k.thread_id(Dim::X)?;
     let v = load_or_identity(&mut k, sbuf, soff, t, slen, sop)?;
-    let id = identity(&mut k, sop.op, sop.ty)?;
-    let e = crate::block::exclusive_scan(&mut k, v, BLOCK_DIM, Op::Builtin(sop.op), id)?;
+    let e = tile_exclusive_scan(&mut k, v, sop.op)?;
     let inb = k.lt(t, slen)?;
     k.if_then(inb, |k| {
         let at = k.add(doff, t)?;
         let w = rebits(k, e, ed)?;
         k.store(dbuf, at, w)
     })?;
-    let f = k.finish()?;
-    let [s0, s1, s2] = src.span.args();
-    let [d0, d1, d2] = dst.span.args();
-    launch(pb, &f, call, &[src.buf, s0, s1, s2, dst.buf, d0, d1, d2])
+    let f = finish_phase(k, opts)?;
+    launch(pb, &f, call, &[src.buf, dst.buf])
 }
 
 /// Quadrants `_scan_downsweep_phase`: per 256-element block of `src`, the block's exclusive scan
@@ -335,26 +389,29 @@ pub(crate) fn scan_downsweep_phase(
     dst: Io,
 ) -> Result<(), BuildError> {
     let (es, ep, ed) = (elem_of(src.buf, sop)?, elem_of(prefixes.buf, sop)?, elem_of(dst.buf, sop)?);
-    let name = format!("qd_scan_down_{}_w{}_{es}_{ep}_{ed}", sop.tag(), opts.target.subgroup_width);
+    let name = format!(
+        "qd_scan_down_{}_w{}_{es}_{}_{ep}_{}_{ed}_{}",
+        sop.tag(),
+        opts.target.subgroup_width,
+        src.span.tag(),
+        prefixes.span.tag(),
+        dst.span.tag()
+    );
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = phase_kernel(&mut ctx, &name, opts)?;
     let sbuf = k.buffer("src", es);
-    let sp = span_params(&mut k, "src");
     let pbuf = k.buffer("prefixes", ep);
-    let pp = span_params(&mut k, "prefixes");
     let dbuf = k.buffer("dst", ed);
-    let dp = span_params(&mut k, "dst");
     let n = live_count(&mut k, &p)?;
-    let (soff, slen) = eval_span(&mut k, n, sp)?;
-    let (poff, _) = eval_span(&mut k, n, pp)?;
-    let (doff, _) = eval_span(&mut k, n, dp)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (poff, _) = eval_span(&mut k, n, prefixes.span)?;
+    let (doff, _) = eval_span(&mut k, n, dst.span)?;
     let nt = tiles_of(&mut k, slen)?;
     for_tiles(&mut k, nt, |k, tile| {
         let (_, i) = elem_index(k, tile)?;
         let v = load_or_identity(k, sbuf, soff, i, slen, sop)?;
-        let id = identity(k, sop.op, sop.ty)?;
         let op = Op::Builtin(sop.op);
-        let tp = crate::block::exclusive_scan(k, v, BLOCK_DIM, op, id)?;
+        let tp = tile_exclusive_scan(k, v, sop.op)?;
         let pat = k.add(poff, tile)?;
         let raw = k.load(pbuf, pat)?;
         let bp = rebits(k, raw, sop.ty)?;
@@ -366,11 +423,8 @@ pub(crate) fn scan_downsweep_phase(
             k.store(dbuf, at, w)
         })
     })?;
-    let f = k.finish()?;
-    let [s0, s1, s2] = src.span.args();
-    let [p0, p1, p2] = prefixes.span.args();
-    let [d0, d1, d2] = dst.span.args();
-    launch(pb, &f, call, &[src.buf, s0, s1, s2, prefixes.buf, p0, p1, p2, dst.buf, d0, d1, d2])
+    let f = finish_phase(k, opts)?;
+    launch(pb, &f, call, &[src.buf, prefixes.buf, dst.buf])
 }
 
 /// Quadrants `_emit_scan_inplace(buf, off, m, levels)`: the exclusive scan of the region `span`
