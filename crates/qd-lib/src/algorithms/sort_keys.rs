@@ -9,6 +9,7 @@
 //! < `+0.0` < … < `+inf` < `+NaN`, exactly Quadrants' order.
 
 use super::common::{tiles_of, Call, PhaseParams};
+use super::staircase::finish_phase;
 use super::{Options, RADIX_BITS};
 use crate::common::{err, Loc};
 use qd_frontend::{Buf, BuildError, ErrorKind, KernelBuilder, ProgramArg, ScalarType, Val};
@@ -215,7 +216,7 @@ pub(crate) fn copy_phase(
             mv.put(k, key, i, i)
         })
     })?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend(dir.args());
     pb.launch(&f, &args)

@@ -18,7 +18,7 @@
 use super::common::{for_tiles, live_count, phase_kernel, tiles_of, Call};
 use super::sort_keys::{load_digit, Dir, KeyType, Moves, Payload};
 use super::sort_rank::block_rank;
-use super::staircase::{emit_scan_inplace, Len, ScanOp, Span};
+use super::staircase::{emit_scan_inplace, finish_phase, Len, ScanOp, Span};
 use super::{Options, BLOCK_DIM};
 use crate::block::SharedArray;
 use qd_frontend::{
@@ -83,7 +83,7 @@ fn hist_phase(
         let at = k.add(row, tile)?;
         k.store(sc, at, c)
     })?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend([src, scratch, ProgramArg::u32(bit_start)]);
     pb.launch(&f, &args)
@@ -112,7 +112,7 @@ fn scatter_phase(
     let excl = SharedArray::new(&mut k, "qd_sort_excl", ScalarType::I32, &[BLOCK_DIM])?;
     let offs = SharedArray::new(&mut k, "qd_sort_block_offsets", ScalarType::U32, &[BLOCK_DIM])?;
     for_tiles(&mut k, nb, |k, tile| scatter_tile(k, p.kt, &mv, sc, bit, n, nb, tile, [&bins, &excl, &offs]))?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend(dir.args());
     args.extend([scratch, ProgramArg::u32(bit_start)]);

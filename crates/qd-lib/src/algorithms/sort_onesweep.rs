@@ -31,6 +31,7 @@
 use super::common::{for_tiles, live_count, phase_kernel, tiles_of, Call};
 use super::sort_keys::{digit, load_digit, sortable, Dir, Moves, Payload};
 use super::sort_rank::block_rank;
+use super::staircase::finish_phase;
 use super::{sort_scratch_slots, Capacity, Options, BLOCK_DIM};
 use crate::block::SharedArray;
 use qd_frontend::{
@@ -105,7 +106,7 @@ fn init_phase(
         let z = k.const_u32(0)?;
         k.store(sc, i, z)
     })?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend([scratch, ProgramArg::u32(hdr)]);
     pb.launch(&f, &args)
@@ -178,7 +179,7 @@ fn hist_phase(
             Ok(())
         })
     })?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend([keys, scratch, ProgramArg::u32(passes)]);
     pb.launch(&f, &args)
@@ -211,7 +212,7 @@ fn scan_phase(
         let e = crate::block::exclusive_add(k, c, BLOCK_DIM)?;
         k.store(sc, at, e)
     })?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend([scratch, ProgramArg::u32(passes)]);
     pb.launch(&f, &args)
@@ -305,7 +306,7 @@ fn pass_phase(
     k.store(sc, o, zero)?;
     k.block_sync()?;
     scatter_tile(&mut k, &mv, p, &sh, bit, n, base)?;
-    let f = k.finish()?;
+    let f = finish_phase(k, opts)?;
     let mut args = call.args().to_vec();
     args.extend(dir.args());
     args.push(scratch);
