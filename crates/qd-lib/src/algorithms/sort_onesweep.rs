@@ -498,3 +498,38 @@ pub(crate) fn emit(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The onesweep state fits the Quadrants scratch from 1281 keys up with 4 passes and from
+    /// 2817 up with 8 (natural depth), and never at `max_n >= 2^30`.
+    #[test]
+    fn fit_thresholds() -> Result<(), BuildError> {
+        for (passes, first) in [(4u32, 1281u64), (8, 2817)] {
+            assert!(!fits(Capacity::new(first - 1)?, passes).ok, "{passes} passes at {}", first - 1);
+            for m in [first, first + 1, 65_536, 65_537, 1_000_000, (1 << 30) - 1] {
+                assert!(fits(Capacity::new(m)?, passes).ok, "{passes} passes at {m}");
+            }
+            assert!(!fits(Capacity::new(1 << 30)?, passes).ok);
+        }
+        for m in [0u64, 1, 256, 257] {
+            let f = fits(Capacity::new(m)?, 1);
+            assert!(!f.ok && f.need.contains("sort_scratch_slots"), "{m}: {}", f.need);
+        }
+        Ok(())
+    }
+
+    /// The status words of both sets of the last tile end inside the scratch.
+    #[test]
+    fn state_inside_scratch() -> Result<(), BuildError> {
+        for m in [1281u64, 2048, 2049, 4096, 65_537, 300_000] {
+            let cap = Capacity::new(m)?;
+            let last = 257 * 4 + (2 * (m.div_ceil(u64::from(TILE)) - 1) + 1) * 256 + 255;
+            assert!(last < sort_scratch_slots(m, Some(cap.log256()))?, "max_n {m}");
+            assert_eq!(state_slots(m, 4), last + 1);
+        }
+        Ok(())
+    }
+}
