@@ -8,11 +8,13 @@
 //! flipped. Ascending order of the twiddled bits is then: `-NaN` (sign set) < `-inf` < … < `-0.0`
 //! < `+0.0` < … < `+inf` < `+NaN`, exactly Quadrants' order.
 
-use super::common::{tiles_of, Call, PhaseParams};
+use super::common::{live_count, phase_kernel, tiles_of, Call};
 use super::staircase::finish_phase;
-use super::{Options, RADIX_BITS};
+use super::{Options, BLOCK_DIM, RADIX_BITS};
 use crate::common::{err, Loc};
-use qd_frontend::{Buf, BuildError, ErrorKind, KernelBuilder, ProgramArg, ScalarType, Val};
+use qd_frontend::{
+    Buf, BuildError, Dim, ErrorKind, FunctionBuilderContext, KernelBuilder, ProgramArg, ProgramBuilder, ScalarType, Val,
+};
 
 /// The key dtypes of the sort (Quadrants: `{u32, i32, f32, u64, i64, f64}`).
 pub(crate) const KEY_TYPES: &[ScalarType] =
@@ -190,24 +192,23 @@ impl Dir {
 /// The copy phase after an odd number of passes (the result is in `tmp_*`): grid-stride
 /// `keys[i] = tmp_keys[i]` (and values) for `i < n`. Kernel `qd_sort_copy_<key>[_<value>]_w<W>`.
 pub(crate) fn copy_phase(
-    pb: &mut qd_frontend::ProgramBuilder,
+    pb: &mut ProgramBuilder,
     opts: &Options,
     call: &Call,
     p: Payload,
     dir: Dir,
 ) -> Result<(), BuildError> {
-    use super::common::{live_count, phase_kernel};
     let name = p.name("copy", true, opts, "");
-    let mut ctx = qd_frontend::FunctionBuilderContext::new();
-    let (mut k, pp): (KernelBuilder<'_>, PhaseParams) = phase_kernel(&mut ctx, &name, opts)?;
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, pp) = phase_kernel(&mut ctx, &name, opts)?;
     let mv = Moves::declare(&mut k, p);
     let n = live_count(&mut k, &pp)?;
     let nt = tiles_of(&mut k, n)?;
-    let start = k.block_id(qd_frontend::Dim::X)?;
-    let step = k.grid_dim(qd_frontend::Dim::X)?;
+    let start = k.block_id(Dim::X)?;
+    let step = k.grid_dim(Dim::X)?;
     k.for_range(start, nt, Some(step), |k, tile| {
-        let t = k.thread_id(qd_frontend::Dim::X)?;
-        let bd = k.const_u32(super::BLOCK_DIM)?;
+        let t = k.thread_id(Dim::X)?;
+        let bd = k.const_u32(BLOCK_DIM)?;
         let base = k.mul(tile, bd)?;
         let i = k.add(base, t)?;
         let inr = k.lt(i, n)?;
