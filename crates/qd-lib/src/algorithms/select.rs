@@ -109,6 +109,7 @@ pub(crate) fn nonzero(k: &mut KernelBuilder<'_>, buf: Buf, i: Val) -> Result<Val
 }
 
 /// `_select_scatter_phase`: `out[scratch[i]] = arr[i]` where `flags[i] != 0`, for `i < n`.
+#[allow(clippy::too_many_arguments)]
 fn scatter_phase(
     pb: &mut ProgramBuilder,
     opts: &Options,
@@ -119,7 +120,7 @@ fn scatter_phase(
     out: &Elems,
     scratch: ProgramArg,
 ) -> Result<(), BuildError> {
-    let name = format!("qd_select_scatter_w{}_{sig}", opts.target.subgroup_width);
+    let name = format!("qd_select_scatter_{sig}_w{}", opts.target.subgroup_width);
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = phase_kernel(&mut ctx, &name, opts)?;
     let ins = arr.buffers();

@@ -37,8 +37,8 @@ pub fn register(s: &mut Suite) {
     kv!(f32, i32);
     kv!(f32, u32);
     kv!(f32, f32);
-    s.case("algo::reduce_by_key_add/u32_i32/big_ns_and_strategies", |dev| big::<u32, i32>(dev));
-    s.case("algo::reduce_by_key_add/f32_f32/big_ns_nan_keys", |dev| big_nan(dev));
+    s.case("algo::reduce_by_key_add/u32_i32/big_ns_and_strategies", big::<u32, i32>);
+    s.case("algo::reduce_by_key_add/f32_f32/n20000_nan_keys", big_nan);
     s.case("algo::reduce_by_key_add/errors/short_scratch", short_scratch);
     s.case("algo::reduce_by_key_add/errors/live_count_out_of_range", out_of_range);
     s.case("algo::reduce_by_key_add/errors/build", |_| build_errors());
@@ -184,7 +184,6 @@ fn small<K: Elem, V: Elem>(dev: &Device, salt: usize) -> Outcome {
 fn big<K: Elem, V: Elem>(dev: &Device) -> Outcome {
     let cap = Capacity::new(65_537).map_err(|e| e.to_string())?;
     let m = program::<K, V>(dev, &opts(dev, Strategy::MultiLaunch), cap)?;
-    run_check::<K, V>(dev, &m, &keys_of::<K>(0, 65_535, 1), cap, "multi-launch random runs")?;
     let keys = keys_of::<K>(3, 65_537, 2);
     run_check::<K, V>(dev, &m, &keys, cap, "multi-launch few distinct")?;
     if dev.info().forward_progress {
@@ -195,9 +194,9 @@ fn big<K: Elem, V: Elem>(dev: &Device) -> Outcome {
 }
 
 fn big_nan(dev: &Device) -> Outcome {
-    let cap = Capacity::new(65_537).map_err(|e| e.to_string())?;
+    let cap = Capacity::new(20_000).map_err(|e| e.to_string())?;
     let m = program::<f32, f32>(dev, &opts(dev, Strategy::MultiLaunch), cap)?;
-    run_check::<f32, f32>(dev, &m, &keys_of::<f32>(5, 65_536, 4), cap, "multi-launch NaN/±0 keys")
+    run_check::<f32, f32>(dev, &m, &keys_of::<f32>(5, 20_000, 4), cap, "multi-launch NaN/±0 keys")
 }
 
 fn short_scratch(dev: &Device) -> Outcome {
