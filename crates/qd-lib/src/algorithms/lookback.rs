@@ -202,6 +202,7 @@ fn publish(
 /// for an empty `src`) when asked; `state` is the scratch buffer and the span whose offset is
 /// where the state starts. Kernels `qd_lb_init_<S>_w<W>` and
 /// `qd_lb_scan_<T>_<op>_w<W>_<src elem>_<dst elem|none>_<total|none>`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn emit(
     pb: &mut ProgramBuilder,
     opts: &Options,

@@ -22,7 +22,9 @@ mod slots;
 pub(crate) mod staircase;
 
 mod reduce;
+mod reduce_by_key;
 mod scan;
+mod select;
 
 mod sort;
 mod sort_keys;
@@ -32,7 +34,9 @@ mod sort_rank;
 pub use sort::sort;
 
 pub use reduce::{reduce_add, reduce_max, reduce_min};
+pub use reduce_by_key::reduce_by_key_add;
 pub use scan::{exclusive_scan_add, exclusive_scan_max, exclusive_scan_min};
+pub use select::{select, Elems};
 pub use slots::{
     exclusive_scan_scratch_slots, reduce_by_key_scratch_slots, reduce_scratch_slots, select_scratch_slots,
     sort_scratch_slots,

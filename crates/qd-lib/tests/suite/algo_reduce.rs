@@ -93,11 +93,14 @@ fn run_one<T: Elem>(dev: &Device, m: &qd_mir::Module, xs: &[T], cap: Capacity) -
     Ok(read::<T>(&a[1])[0])
 }
 
+/// A strategy, a capacity and the runs of one compiled program.
+type Plan = (Strategy, Capacity, Vec<(usize, Input)>);
+
 /// One program per capacity replayed over the small live counts: depth 2 (`max_n` 257) with
 /// every shape (rotating, or all of them for `full`), depth 1 (`max_n` 256), an over-specified
 /// depth 3 for `deep`; the single pass (forward-progress devices) at three live counts.
 fn small<T: Elem>(dev: &Device, op: GroupOp, salt: usize, full: bool, deep: bool) -> Outcome {
-    let mut plans: Vec<(Strategy, Capacity, Vec<(usize, Input)>)> = vec![
+    let mut plans: Vec<Plan> = vec![
         (Strategy::MultiLaunch, cap(257, None)?, small_runs(salt, full, 257)),
         (
             Strategy::MultiLaunch,

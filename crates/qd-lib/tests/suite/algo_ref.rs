@@ -254,8 +254,6 @@ pub fn small_runs(salt: usize, full: bool, max_n: usize) -> Vec<(usize, Input)> 
 
 /// Live counts of the suite: the small and boundary ones everywhere, the large ones (`big`).
 pub const SMALL_NS: [usize; 6] = [0, 1, 2, 255, 256, 257];
-/// The large live counts (a few dtypes and inputs only).
-pub const BIG_NS: [usize; 3] = [65_535, 65_536, 65_537];
 
 /// `{prefix}:{T}` names the buffer dtypes in case names.
 pub fn ty<T: Elem>() -> String {

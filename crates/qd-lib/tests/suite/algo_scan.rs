@@ -61,6 +61,7 @@ pub fn register(s: &mut Suite) {
         agree::<i64>(dev, GroupOp::Max, &[(3000, Input::Sorted), (1024, Input::FewDistinct)])
     });
     s.case("algo::exclusive_scan_add/u32/n1000003_cuda_only", huge);
+    s.case("algo::exclusive_scan+reduce/two_calls_one_program", two_calls);
     s.case("algo::exclusive_scan/errors/short_scratch", short_scratch);
     s.case("algo::exclusive_scan/errors/live_count_out_of_range", out_of_range);
     s.case("algo::exclusive_scan/errors/build", |_| build_errors());
@@ -106,11 +107,14 @@ fn want<T: Elem>(op: GroupOp, xs: &[T], cap: Capacity) -> Vec<T> {
     w
 }
 
+/// A strategy, a capacity and the runs of one compiled program.
+type Plan = (Strategy, Capacity, Vec<(usize, Input)>);
+
 /// One program per capacity replayed over the small live counts: depth 2 (`max_n` 257) with
 /// every shape (rotating, or all of them for `full`), depth 1 (`max_n` 256), an over-specified
 /// depth 3 for `deep`; the single pass (forward-progress devices) at three live counts.
 fn small<T: Elem>(dev: &Device, op: GroupOp, salt: usize, full: bool, deep: bool) -> Outcome {
-    let mut plans: Vec<(Strategy, Capacity, Vec<(usize, Input)>)> = vec![
+    let mut plans: Vec<Plan> = vec![
         (Strategy::MultiLaunch, cap(257, None)?, small_runs(salt, full, 257)),
         (
             Strategy::MultiLaunch,
@@ -258,4 +262,43 @@ fn build_errors() -> Outcome {
     let r = algorithms::exclusive_scan_add(&mut pb, &bad, i, i2, u, n, cap);
     expect_build_error(r, line, "subgroup width 3")?;
     Ok(())
+}
+
+/// A reduce and a scan of the same buffer in one program: the shared phase kernel is added
+/// once (same name, same text), each call has its own status bit, and both results are right.
+fn two_calls(dev: &Device) -> Outcome {
+    let cap = Capacity::new(1000).map_err(|e| e.to_string())?;
+    let o = opts(dev, Strategy::MultiLaunch);
+    let m = build_prog(dev, "two", |pb| {
+        let arr = pb.buffer("arr", ScalarType::I32);
+        let out = pb.buffer("out", ScalarType::I32);
+        let total = pb.buffer("total", ScalarType::I32);
+        let s1 = pb.buffer("s1", ScalarType::U32);
+        let s2 = pb.buffer("s2", ScalarType::U32);
+        let n = pb.buffer("n", ScalarType::I32);
+        algorithms::exclusive_scan_add(pb, &o, arr, out, s1, n, cap)?;
+        algorithms::reduce_add(pb, &o, arr, total, s2, n, cap)
+    })?;
+    let names: Vec<&str> = m.kernels.iter().map(|f| f.name.as_str()).collect();
+    let shared = "qd_scan_reduce_i32_add_w";
+    if names.iter().filter(|k| k.starts_with(shared) && k.ends_with("_i32_zn0_u32_zt0")).count() != 1 {
+        return Err(format!("expected one shared level-0 reduce kernel, got {names:?}"));
+    }
+    let bits = m.programs[0].status.as_ref().map_or(0, |s| s.bits.len());
+    if bits != 2 {
+        return Err(format!("expected two status bits, got {bits}"));
+    }
+    let xs: Vec<i32> = input(Input::Random, 1000, 11);
+    let slots = exclusive_scan_scratch_slots(1000, None).map_err(|e| e.to_string())? as usize;
+    let mut a = vec![
+        buf(&xs),
+        buf(&[0i32; 1000]),
+        buf(&[0i32]),
+        buf(&vec![0u32; slots]),
+        buf(&vec![0u32; slots]),
+        buf(&[1000i32]),
+    ];
+    run_prog(dev, &m, &mut a)?;
+    check("scan", &read::<i32>(&a[1]), &exclusive_ref(GroupOp::Add, &xs))?;
+    check("reduce", &read::<i32>(&a[2]), &[xs.iter().fold(0i32, |s, &x| s.wrapping_add(x))])
 }

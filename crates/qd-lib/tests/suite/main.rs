@@ -1,10 +1,12 @@
 //! The qd-lib suite: every library op × dtype × tile size on every device of the matrix, against
 //! plain-Rust references (harness = false: one binary that prints the per-device pass counts).
 
+mod algo_rbk;
 mod algo_reduce;
 #[allow(dead_code)]
 mod algo_ref;
 mod algo_scan;
+mod algo_select;
 mod algo_sort;
 mod block_basic;
 mod block_collective;
@@ -34,6 +36,8 @@ fn main() -> std::process::ExitCode {
     smoke::register(&mut suite);
     algo_reduce::register(&mut suite);
     algo_scan::register(&mut suite);
+    algo_select::register(&mut suite);
+    algo_rbk::register(&mut suite);
     algo_sort::register(&mut suite);
     block_basic::register(&mut suite);
     block_collective::register(&mut suite);
