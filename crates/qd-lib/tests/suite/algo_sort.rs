@@ -25,13 +25,13 @@ pub fn register(s: &mut Suite) {
     for (kind, n, end_bit, kv) in
         [("random", 65_537usize, 16, true), ("few", 65_536, 8, false), ("reversed", 65_535, 8, true)]
     {
-        s.case(format!("algo_sort::big/u32/{kind}/{n}/end_bit{end_bit}"), move |dev| {
+        s.case(format!("algo::sort/big/u32/{kind}/{n}/end_bit{end_bit}"), move |dev| {
             let keys = keys_of::<u32>(kind, n, 5);
             let vals = kv.then(|| index_values(n));
             run_case(dev, &keys, vals, end_bit, n as u64, &[n], Strategy::MultiLaunch)
         });
     }
-    s.case("algo_sort::big/i64/random/65537/end_bit8", |dev| {
+    s.case("algo::sort/big/i64/random/65537/end_bit8", |dev| {
         let keys = keys_of::<i64>("random", 65_537, 7);
         run_case(dev, &keys, Some(index_values(65_537)), 8, 65_537, &[65_537], Strategy::MultiLaunch)
     });
@@ -42,26 +42,26 @@ pub fn register(s: &mut Suite) {
     small::<i64>(s);
     small::<f64>(s);
     for (name, vt) in [("u64_f32", ScalarType::F32), ("i32_u64", ScalarType::U64), ("f64_i32", ScalarType::I32)] {
-        s.case(format!("algo_sort::values/{name}"), move |dev| mixed_values(dev, name, vt));
+        s.case(format!("algo::sort/values/{name}"), move |dev| mixed_values(dev, name, vt));
     }
-    s.case("algo_sort::values/f32_bool", |dev| {
+    s.case("algo::sort/values/f32_bool", |dev| {
         let keys = keys_of::<f32>("few", 257, 9);
         let vals: Vec<u64> = (0..257u64).map(|i| u64::from(mix(i) % 3 == 0)).collect();
         run_case(dev, &keys, Some((ScalarType::Bool, vals)), 32, 257, &[257, 100], Strategy::MultiLaunch)
     });
     end_bits(s);
-    s.case("algo_sort::replay/u32_kv", |dev| {
+    s.case("algo::sort/replay/u32_kv", |dev| {
         let keys = keys_of::<u32>("random", 3000, 11);
         let lives = [3000, 0, 1, 2, 255, 256, 257, 2049];
         run_case(dev, &keys, Some(index_values(3000)), 32, 3000, &lives, Strategy::MultiLaunch)
     });
-    s.case("algo_sort::replay/capacity0", |dev| {
+    s.case("algo::sort/replay/capacity0", |dev| {
         let opts = options(dev, Strategy::Auto);
         let cap = Capacity::new(0).map_err(|e| e.to_string())?;
         let m = build_module(&opts, ScalarType::F64, None, 64, cap)?;
         run_check::<f64>(dev, &m, &[], None, 64, cap, 0).map(|_| ())
     });
-    s.case("algo_sort::replay/over_specified_d3", |dev| {
+    s.case("algo::sort/replay/over_specified_d3", |dev| {
         let keys = keys_of::<i32>("random", 300, 12);
         let opts = options(dev, Strategy::MultiLaunch);
         let cap = Capacity::with_log256(300, 3).map_err(|e| e.to_string())?;
@@ -71,7 +71,7 @@ pub fn register(s: &mut Suite) {
         }
         Ok(())
     });
-    s.case("algo_sort::big/u32/1000003 (cuda only: skipped on cpu and vulkan)", |dev| {
+    s.case("algo::sort/big/u32/1000003 (cuda only: skipped on cpu and vulkan)", |dev| {
         if dev.info().kind != DeviceKind::Cuda {
             return Ok(());
         }
@@ -80,8 +80,8 @@ pub fn register(s: &mut Suite) {
         let keys = keys_of::<f64>("random", n, 14);
         run_case(dev, &keys, None, 64, n as u64, &[n], Strategy::MultiLaunch)
     });
-    s.case("algo_sort::errors/program", program_errors);
-    s.case("algo_sort::errors/build", |_| build_errors());
+    s.case("algo::sort/errors/program", program_errors);
+    s.case("algo::sort/errors/build", |_| build_errors());
 }
 
 /// Small live counts for dtype `K`, keys only and with an index payload, every input kind: one
@@ -90,7 +90,7 @@ pub fn register(s: &mut Suite) {
 fn small<K: Elem>(s: &mut Suite) {
     for kv in [false, true] {
         let mode = if kv { "kv" } else { "keys" };
-        s.case(format!("algo_sort::small/{}/{mode}", K::TY), move |dev| {
+        s.case(format!("algo::sort/small/{}/{mode}", K::TY), move |dev| {
             let opts = options(dev, Strategy::Auto);
             let bits = K::TY.bits();
             let vt = kv.then_some(ScalarType::U32);
@@ -117,23 +117,23 @@ fn small<K: Elem>(s: &mut Suite) {
 /// sign flip is outside the sorted byte: keys order by their low byte), 8 on f32 (negative floats
 /// are complemented, so their low byte orders descending), 56 on f64.
 fn end_bits(s: &mut Suite) {
-    s.case("algo_sort::end_bit/u32/16", |dev| {
+    s.case("algo::sort/end_bit/u32/16", |dev| {
         let keys = keys_of::<u32>("random", 3000, 21);
         run_case(dev, &keys, Some(index_values(3000)), 16, 3000, &[3000, 17], Strategy::Auto)
     });
-    s.case("algo_sort::end_bit/u32/24", |dev| {
+    s.case("algo::sort/end_bit/u32/24", |dev| {
         let keys = keys_of::<u32>("random", 3000, 22);
         run_case(dev, &keys, Some(index_values(3000)), 24, 3000, &[3000, 257], Strategy::Auto)
     });
-    s.case("algo_sort::end_bit/i64/8", |dev| {
+    s.case("algo::sort/end_bit/i64/8", |dev| {
         let keys = keys_of::<i64>("random", 700, 23);
         run_case(dev, &keys, Some(index_values(700)), 8, 700, &[700], Strategy::Auto)
     });
-    s.case("algo_sort::end_bit/f32/8", |dev| {
+    s.case("algo::sort/end_bit/f32/8", |dev| {
         let keys = keys_of::<f32>("random", 700, 24);
         run_case(dev, &keys, Some(index_values(700)), 8, 700, &[700], Strategy::MultiLaunch)
     });
-    s.case("algo_sort::end_bit/f64/56", |dev| {
+    s.case("algo::sort/end_bit/f64/56", |dev| {
         let keys = keys_of::<f64>("random", 600, 25);
         run_case(dev, &keys, None, 56, 600, &[600], Strategy::MultiLaunch)
     });
@@ -143,14 +143,14 @@ fn end_bits(s: &mut Suite) {
 /// forward progress (one module per strategy, replayed at several live counts); elsewhere the
 /// forced single pass must be a build error.
 fn strategies(s: &mut Suite) {
-    s.case("algo_sort::strategy/u32/random/end_bit8", |dev| {
+    s.case("algo::sort/strategy/u32/random/end_bit8", |dev| {
         strategies_agree::<u32>(dev, 65_537, 8, "random", &[65_537, 2049, 1, 0])
     });
-    s.case("algo_sort::strategy/u32/few", |dev| strategies_agree::<u32>(dev, 12_000, 32, "few", &[12_000, 257]));
-    s.case("algo_sort::strategy/i32/few", |dev| strategies_agree::<i32>(dev, 3000, 32, "few", &[3000, 2048]));
-    s.case("algo_sort::strategy/f32/random", |dev| strategies_agree::<f32>(dev, 3000, 32, "random", &[3000]));
-    s.case("algo_sort::strategy/u64/random", |dev| strategies_agree::<u64>(dev, 4000, 64, "random", &[4000, 2047]));
-    s.case("algo_sort::strategy/f64/sorted_end56", |dev| strategies_agree::<f64>(dev, 3000, 56, "sorted", &[3000]));
+    s.case("algo::sort/strategy/u32/few", |dev| strategies_agree::<u32>(dev, 12_000, 32, "few", &[12_000, 257]));
+    s.case("algo::sort/strategy/i32/few", |dev| strategies_agree::<i32>(dev, 3000, 32, "few", &[3000, 2048]));
+    s.case("algo::sort/strategy/f32/random", |dev| strategies_agree::<f32>(dev, 3000, 32, "random", &[3000]));
+    s.case("algo::sort/strategy/u64/random", |dev| strategies_agree::<u64>(dev, 4000, 64, "random", &[4000, 2047]));
+    s.case("algo::sort/strategy/f64/sorted_end56", |dev| strategies_agree::<f64>(dev, 3000, 56, "sorted", &[3000]));
 }
 
 /// Builds one module per strategy and compares them (see [`strategies`]).
