@@ -7,8 +7,6 @@
 //! everything particular to one call (offsets, `max_n`, the status mask) is a launch constant, so
 //! two calls in one program share kernels and a program's text is independent of `max_n`.
 
-#![allow(dead_code)] // until the first algorithm lands (same commit series); removed then
-
 use super::{Capacity, Options, Strategy, BLOCK_DIM};
 use crate::common::{at, err, Loc};
 use qd_frontend::{

@@ -15,9 +15,28 @@
 //! onesweep radix sort) are chosen by [`Strategy::Auto`] when their state fits the scratch the
 //! Quadrants formula gives for the capacity, and can be forced.
 
+mod args;
 mod common;
+mod lookback;
 mod slots;
+pub(crate) mod staircase;
 
+mod reduce;
+mod reduce_by_key;
+mod scan;
+mod select;
+
+mod sort;
+mod sort_keys;
+mod sort_multi;
+mod sort_onesweep;
+mod sort_rank;
+pub use sort::sort;
+
+pub use reduce::{reduce_add, reduce_max, reduce_min};
+pub use reduce_by_key::reduce_by_key_add;
+pub use scan::{exclusive_scan_add, exclusive_scan_max, exclusive_scan_min};
+pub use select::{select, Elems};
 pub use slots::{
     exclusive_scan_scratch_slots, reduce_by_key_scratch_slots, reduce_scratch_slots, select_scratch_slots,
     sort_scratch_slots,

@@ -1,6 +1,13 @@
 //! The qd-lib suite: every library op × dtype × tile size on every device of the matrix, against
 //! plain-Rust references (harness = false: one binary that prints the per-device pass counts).
 
+mod algo_rbk;
+mod algo_reduce;
+#[allow(dead_code)]
+mod algo_ref;
+mod algo_scan;
+mod algo_select;
+mod algo_sort;
 mod block_basic;
 mod block_collective;
 mod block_radix;
@@ -27,6 +34,11 @@ mod warp_grid;
 fn main() -> std::process::ExitCode {
     let mut suite = harness::Suite::default();
     smoke::register(&mut suite);
+    algo_reduce::register(&mut suite);
+    algo_scan::register(&mut suite);
+    algo_select::register(&mut suite);
+    algo_rbk::register(&mut suite);
+    algo_sort::register(&mut suite);
     block_basic::register(&mut suite);
     block_collective::register(&mut suite);
     block_radix::register(&mut suite);

@@ -1,0 +1,124 @@
+//! Device-wide reductions (Quadrants `reduce_add/min/max`, quadrants-api.md §6.2): `out[0] =
+//! op(arr[0:n])`, the identity for `n = 0`.
+//!
+//! Multi-launch (every target): `D` phases of `_reduce_phase` — phase `k < D` reduces the
+//! 256-element blocks of its input (`arr`, then the previous partials) into the next level of
+//! block partials in `scratch` (`ceil(n/256)` at offset 0, then `ceil(b0/256)` after them, …);
+//! the last phase is one block reducing the ≤ 256 remaining values into `out[0]`. The float add
+//! order is that block tree (subgroup reduction, then the subgroup partials left to right).
+//!
+//! Single-pass (targets with forward progress; integer dtypes under
+//! [`Strategy::Auto`], any dtype when forced): the decoupled look-back pass of
+//! [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`. `Auto`
+//! keeps floats multi-launch: the look-back adds tile sums in an order that depends on timing,
+//! and its 1024-element tiles pad with the identity where Quadrants' 256-element blocks do not
+//! (a min/max over NaNs only gives the identity instead of NaN).
+
+use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
+use super::common::{single_pass, Call};
+use super::lookback;
+use super::staircase::{reduce_phase, Io, Len, ScanOp, Span};
+use super::{reduce_scratch_slots, Capacity, Options, Strategy};
+use crate::common::{at, Loc, NUMERIC};
+use qd_frontend::{BuildError, ProgramArg, ProgramBuilder};
+use qd_mir::GroupOp;
+use std::panic::Location;
+
+#[allow(clippy::too_many_arguments)]
+fn reduce_impl(
+    pb: &mut ProgramBuilder,
+    loc: Loc,
+    op: GroupOp,
+    opts: &Options,
+    arr: ProgramArg,
+    out: ProgramArg,
+    scratch: ProgramArg,
+    n: ProgramArg,
+    cap: Capacity,
+) -> Result<(), BuildError> {
+    let algo = format!("reduce_{}", op.name());
+    let ty = dtype_in(loc, &algo, "arr", arr, NUMERIC)?;
+    dtype_in(loc, &algo, "out", out, &[ty])?;
+    let st = scratch_type(ty);
+    dtype_in(loc, &algo, "scratch", scratch, &[st])?;
+    let call = Call::new(pb, loc, &algo, opts, n, cap)?;
+    let d = cap.log256();
+    need_data(pb, loc, cap, &[arr])?;
+    need_len(pb, loc, out, 1, "one element")?;
+    let slots = reduce_scratch_slots(cap.max_n(), Some(d)).map_err(at(loc))?;
+    need_len(pb, loc, scratch, slots, &format!("reduce_scratch_slots({}, {d})", cap.max_n()))?;
+    need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
+    let sop = ScanOp { ty, op };
+    // Auto keeps floats multi-launch: the look-back changes the float add order (timing-
+    // dependent) and pads tiles of 1024 with the identity (a reduction of NaNs only can differ).
+    let fits = lookback::fits(cap, 0, slots) && (ty.is_int() || opts.strategy == Strategy::SinglePass);
+    let need = if ty.is_int() || opts.strategy == Strategy::SinglePass {
+        lookback::need_text(cap, 0, slots)
+    } else {
+        "Auto keeps float reductions multi-launch".to_string()
+    };
+    if single_pass(loc, &algo, opts, fits, &need)? {
+        let src = Io { buf: arr, span: Span::data() };
+        let state = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+        return lookback::emit(pb, opts, &call, sop, src, None, Some(out), state).map_err(at(loc));
+    }
+    (|| {
+        let mut src = Io { buf: arr, span: Span::data() };
+        let mut level = Span::root(Len::Zero, Len::Tiles);
+        for _ in 1..d {
+            let dst = Io { buf: scratch, span: level };
+            reduce_phase(pb, opts, &call, sop, src, dst, false)?;
+            src = dst;
+            level = level.up();
+        }
+        let dst = Io { buf: out, span: Span::root(Len::Zero, Len::Zero) };
+        reduce_phase(pb, opts, &call, sop, src, dst, true)
+    })()
+    .map_err(at(loc))
+}
+
+macro_rules! reduce_fn {
+    ($(#[$doc:meta])* $name:ident, $op:expr) => {
+        $(#[$doc])*
+        ///
+        /// `arr` and `out`: buffers of one dtype (i32 u32 f32 i64 u64 f64); `scratch`: u32 for
+        /// 4-byte dtypes, u64 for 8-byte ones, at least
+        /// [`reduce_scratch_slots(max_n, Some(D))`](super::reduce_scratch_slots) elements; `n`: a
+        /// one-element i32 buffer holding the live count. The program checks the lengths, that
+        /// `out` and `scratch` are not bound to another buffer of the call, and (status bit)
+        /// that `0 <= n <= max_n` — else nothing is written. Launches: `D` (multi-launch) or 2
+        /// (single-pass).
+        #[track_caller]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            pb: &mut ProgramBuilder,
+            opts: &Options,
+            arr: ProgramArg,
+            out: ProgramArg,
+            scratch: ProgramArg,
+            n: ProgramArg,
+            cap: Capacity,
+        ) -> Result<(), BuildError> {
+            reduce_impl(pb, Location::caller(), $op, opts, arr, out, scratch, n, cap)
+        }
+    };
+}
+
+reduce_fn!(
+    /// `out[0] = arr[0] + … + arr[n-1]` (0 for `n = 0`; integers wrap; floats in the block-tree
+    /// order) — Quadrants `qd.algorithms.reduce_add`.
+    reduce_add,
+    GroupOp::Add
+);
+reduce_fn!(
+    /// `out[0] = min(arr[0:n])` (the dtype's max for `n = 0`; floats: minNum, `-0 < +0`, a NaN
+    /// is ignored unless every value is NaN) — Quadrants `qd.algorithms.reduce_min`.
+    reduce_min,
+    GroupOp::Min
+);
+reduce_fn!(
+    /// `out[0] = max(arr[0:n])` (the dtype's min for `n = 0`; floats: maxNum, `-0 < +0`) —
+    /// Quadrants `qd.algorithms.reduce_max`.
+    reduce_max,
+    GroupOp::Max
+);
