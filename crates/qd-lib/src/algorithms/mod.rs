@@ -35,6 +35,11 @@ pub use slots::{
     sort_scratch_slots,
 };
 
+/// The examples of `docs/algorithms.md`, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/algorithms.md")]
+pub struct AlgorithmsMdExamples;
+
 use crate::common::{err, Loc};
 use qd_frontend::{BuildError, ErrorKind};
 use std::panic::Location;
