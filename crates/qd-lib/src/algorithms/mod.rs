@@ -25,6 +25,8 @@ mod reduce;
 mod reduce_by_key;
 mod scan;
 mod select;
+#[cfg(test)]
+mod tests;
 
 pub use reduce::{reduce_add, reduce_max, reduce_min};
 pub use reduce_by_key::reduce_by_key_add;
