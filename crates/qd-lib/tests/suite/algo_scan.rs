@@ -45,7 +45,7 @@ pub fn register(s: &mut Suite) {
             // every shape at every live count for i32 add and the float adds; an over-specified
             // depth for i32 and f64
             let full = op == GroupOp::Add && (T::TY == ScalarType::I32 || !T::is_int());
-            let deep = T::TY == ScalarType::I32 || T::TY == ScalarType::F64;
+            let deep = T::TY == ScalarType::I32 && op == GroupOp::Add;
             let name = format!("algo::exclusive_scan_{}/{}/small_ns", op.name(), ty::<T>());
             s.case(name, move |dev| small::<T>(dev, op, salt, full, deep));
         }
