@@ -13,7 +13,11 @@
 //! Strategies: the portable multi-launch forms run everywhere; on devices with forward progress
 //! between blocks ([`Target::forward_progress`]) single-pass forms (decoupled look-back scan,
 //! onesweep radix sort) are chosen by [`Strategy::Auto`] when their state fits the scratch the
-//! Quadrants formula gives for the capacity, and can be forced.
+//! Quadrants formula gives for the capacity, and can be forced. The single-pass scan (tiles of
+//! 1024 elements, its state in the scratch) is used under `Auto` only where its result is the
+//! multi-launch result bit for bit (integers; float min/max scans); select and reduce-by-key
+//! reuse it. The guide, with the tables of launches, scratch and strategies per device and a
+//! runnable example per algorithm: `docs/algorithms.md`.
 
 mod args;
 mod common;
@@ -25,6 +29,8 @@ mod reduce;
 mod reduce_by_key;
 mod scan;
 mod select;
+#[cfg(test)]
+mod tests;
 
 mod sort;
 mod sort_keys;
@@ -41,6 +47,11 @@ pub use slots::{
     exclusive_scan_scratch_slots, reduce_by_key_scratch_slots, reduce_scratch_slots, select_scratch_slots,
     sort_scratch_slots,
 };
+
+/// The examples of `docs/algorithms.md`, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/algorithms.md")]
+pub struct AlgorithmsMdExamples;
 
 use crate::common::{err, Loc};
 use qd_frontend::{BuildError, ErrorKind};

@@ -220,14 +220,19 @@ pub(crate) fn tile_exclusive_scan(k: &mut KernelBuilder<'_>, v: Val, op: GroupOp
     let zero = k.const_u32(0)?;
     let t0 = k.eq(t, zero)?;
     k.if_then(t0, |k| {
-        let mut running = k.load(slots, zero)?;
-        for j in 1..nsg {
-            let jv = k.const_u32(j)?;
-            k.store(prefix, jv, running)?;
-            let x = k.load(slots, jv)?;
-            running = apply(k, running, x)?;
-        }
-        Ok(())
+        // a loop, not unrolled: up to 63 steps (width 4) in one thread
+        let first = k.load(slots, zero)?;
+        let running = k.declare_var(Type::Scalar(ty));
+        k.def_var(running, first)?;
+        let one = k.const_u32(1)?;
+        let end = k.const_u32(nsg)?;
+        k.for_range(one, end, None, |k, j| {
+            let r = k.use_var(running)?;
+            k.store(prefix, j, r)?;
+            let x = k.load(slots, j)?;
+            let r2 = apply(k, r, x)?;
+            k.def_var(running, r2)
+        })
     })?;
     k.block_sync()?;
     let sg = k.subgroup_id()?;
@@ -238,6 +243,49 @@ pub(crate) fn tile_exclusive_scan(k: &mut KernelBuilder<'_>, v: Val, op: GroupOp
         let p = k.load(prefix, sg)?;
         let r = apply(k, p, scan)?;
         k.def_var(result, r)
+    })?;
+    k.use_var(result)
+}
+
+/// Quadrants' `block.reduce(v, 256, op)` with the same result bits (MIR `subgroup.reduce`, lane 0
+/// of each subgroup publishes, thread 0 folds the subgroup results left to right), the fold a
+/// loop rather than unrolled (up to 63 steps at width 4: smaller kernels, faster to compile).
+/// **Valid in thread 0 only.**
+pub(crate) fn tile_reduce(k: &mut KernelBuilder<'_>, v: Val, op: GroupOp) -> Result<Val, BuildError> {
+    let w = crate::common::width(k, Location::caller(), "tile reduce")?;
+    let ty = v.scalar().ok_or_else(|| {
+        BuildError::new(Location::caller(), ErrorKind::TypeMismatch, "tile reduce: expected a scalar".to_string())
+    })?;
+    let nsg = BLOCK_DIM / w;
+    let agg = k.subgroup_reduce(op, qd_frontend::Tile::Full, v)?;
+    if nsg == 1 {
+        return Ok(agg);
+    }
+    let name = crate::block::fresh_shared_name(k, "qd_tile_reduce");
+    let slots = k.shared_array(&name, ty, nsg);
+    let lane = k.lane_id()?;
+    let zero = k.const_u32(0)?;
+    let first_lane = k.eq(lane, zero)?;
+    k.if_then(first_lane, |k| {
+        let sg = k.subgroup_id()?;
+        k.store(slots, sg, agg)
+    })?;
+    k.block_sync()?;
+    let result = k.declare_var(Type::Scalar(ty));
+    k.def_var(result, agg)?;
+    let t = k.thread_id(Dim::X)?;
+    let t0 = k.eq(t, zero)?;
+    k.if_then(t0, |k| {
+        let first = k.load(slots, zero)?;
+        k.def_var(result, first)?;
+        let one = k.const_u32(1)?;
+        let end = k.const_u32(nsg)?;
+        k.for_range(one, end, None, |k, j| {
+            let r = k.use_var(result)?;
+            let x = k.load(slots, j)?;
+            let r2 = Op::Builtin(op).apply(k, r, x)?;
+            k.def_var(result, r2)
+        })
     })?;
     k.use_var(result)
 }
@@ -324,7 +372,7 @@ pub(crate) fn reduce_phase(
     for_tiles(&mut k, nt, |k, tile| {
         let (t, i) = elem_index(k, tile)?;
         let v = load_or_identity(k, sbuf, soff, i, slen, sop)?;
-        let r = crate::block::reduce(k, v, BLOCK_DIM, Op::Builtin(sop.op))?;
+        let r = tile_reduce(k, v, sop.op)?;
         let zero = k.const_u32(0)?;
         let first = k.eq(t, zero)?;
         k.if_then(first, |k| {

@@ -187,8 +187,9 @@ fn big<K: Elem, V: Elem>(dev: &Device) -> Outcome {
     let keys = keys_of::<K>(3, 65_537, 2);
     run_check::<K, V>(dev, &m, &keys, cap, "multi-launch few distinct")?;
     if dev.info().forward_progress {
+        // the single pass over 5 tiles of 1024 (its long chains are covered by the scan family)
         let single = program::<K, V>(dev, &opts(dev, Strategy::SinglePass), cap)?;
-        run_check::<K, V>(dev, &single, &keys, cap, "single-pass few distinct")?;
+        run_check::<K, V>(dev, &single, &keys[..5000], cap, "single-pass few distinct")?;
     }
     Ok(())
 }
