@@ -2,7 +2,10 @@
 //! (`qd-frontend`), verifies it, runs it on the best device present (`Device::best()`: CUDA when a
 //! driver and GPU are there, else the `cpu` device, the MIR interpreter; `--device SPEC` or
 //! `--subgroup-size N` for `cpu:N` choose), checks every result against a plain-Rust reference,
-//! and prints the sums and the time each step took.
+//! and prints the sums and the time each step took. Then it sorts one million random `u32` keys on
+//! the same device with `qd_lib::algorithms::sort` (one program, compiled once, replayable for
+//! any live count up to its capacity), checks the result and prints the time (`--sort-n N`
+//! changes the count, `--sort-n 0` skips the step).
 
 use qd_frontend::{BuildError, Dim, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Tile};
 use qd_mir::interp::{ArgValue, Buffer};
@@ -52,11 +55,21 @@ pub fn build(ctx: &mut FunctionBuilderContext) -> Result<Function, BuildError> {
 
 /// The device the demo runs on: `--device SPEC` (default `best`), or `--subgroup-size N` for the
 /// `cpu` device at width N.
-fn device(args: &[String]) -> Result<Device, String> {
+fn device(args: &[String]) -> Result<(Device, u64), String> {
     let mut it = args.iter();
     let mut spec = "best".to_string();
+    let mut sort_n = SORT_N;
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--sort-n" => {
+                let v = it.next().ok_or("--sort-n needs a value")?;
+                sort_n = v
+                    .replace('_', "")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n <= i32::MAX as u64)
+                    .ok_or_else(|| format!("--sort-n wants a count up to {}, got '{v}'", i32::MAX))?;
+            }
             "--subgroup-size" => {
                 let v = it.next().ok_or("--subgroup-size needs a value")?;
                 let size = v
@@ -70,12 +83,12 @@ fn device(args: &[String]) -> Result<Device, String> {
             other => return Err(format!("qdc demo: unknown option {other}")),
         }
     }
-    Device::open(&spec).map_err(|e| format!("error: {e}"))
+    Ok((Device::open(&spec).map_err(|e| format!("error: {e}"))?, sort_n))
 }
 
 /// Runs `qdc demo`.
 pub fn demo(args: &[String]) -> Result<(), String> {
-    let dev = device(args)?;
+    let (dev, sort_n) = device(args)?;
     let width = dev.info().subgroup_width;
     let mut ctx = FunctionBuilderContext::new();
     let t0 = Instant::now();
@@ -109,6 +122,89 @@ pub fn demo(args: &[String]) -> Result<(), String> {
         return Err(format!("MISMATCH at subgroup {bad}: got {:?}, want {:?}", got.get(bad), want.get(bad)));
     }
     println!("all {groups} sums match the plain-Rust reference");
+    if sort_n > 0 {
+        sort_demo(&dev, sort_n)?;
+    }
+    Ok(())
+}
+
+/// Keys sorted by the demo's second step.
+const SORT_N: u64 = 1_000_000;
+
+/// Sorts `n` random `u32` keys on `dev` with `qd_lib::algorithms::sort` and checks them against
+/// `sort_unstable` (keys only: stability does not show). The program is built for capacity `n`
+/// and run once to compile its kernels; the second run, with fresh keys written to the resident
+/// buffers, is the one timed.
+fn sort_demo(dev: &Device, n: u64) -> Result<(), String> {
+    use qd_lib::algorithms::{sort_scratch_slots, Capacity, Options, Target};
+    let info = dev.info();
+    let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
+    let cap = Capacity::new(n).map_err(|e| format!("error: {}", e.message))?;
+    let spec = qdc::algo::AlgoSpec {
+        algo: qdc::algo::Algo::Sort,
+        dtype: ScalarType::U32,
+        values: None,
+        cap,
+        end_bit: None,
+        opts: Options::new(target),
+    };
+    let t0 = Instant::now();
+    let m = qdc::algo::build(&spec).map_err(|e| format!("error: sort failed to build: {}", e.message))?;
+    let build_time = t0.elapsed();
+    let p = &m.programs[0];
+    let len = n as usize;
+    let slots = sort_scratch_slots(n, Some(cap.log256())).map_err(|e| e.message)? as usize;
+    // SplitMix64 keys: the same on every run and device.
+    let mut state = 0x5eed_u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) as u32
+    };
+    let keys: Vec<u32> = (0..len).map(|_| next()).collect();
+    let host = Buffer::from_bits(ScalarType::U32, keys.iter().map(|&k| u64::from(k)));
+    let e = |e: qd_rt::RtError| format!("error: {e}");
+    let d_keys = dev.upload(&host).map_err(e)?;
+    let d_tmp = dev.alloc(ScalarType::U32, len).map_err(e)?;
+    let d_scratch = dev.alloc(ScalarType::U32, slots).map_err(e)?;
+    let d_n = dev.upload(&Buffer::from_bits(ScalarType::I32, [n])).map_err(e)?;
+    let argv = [
+        qd_rt::DeviceArg::Buffer(&d_keys),
+        qd_rt::DeviceArg::Buffer(&d_tmp),
+        qd_rt::DeviceArg::Buffer(&d_scratch),
+        qd_rt::DeviceArg::Buffer(&d_n),
+    ];
+    // A GPU device compiles the kernels on the first run: run once untimed, rewrite the keys,
+    // then time the second run. The cpu device compiles nothing, so its one run is timed.
+    let gpu = info.kind != qd_rt::DeviceKind::Cpu;
+    if gpu {
+        dev.run_program_resident(&m, p, &argv).map_err(e)?;
+        dev.write(&d_keys, &host).map_err(e)?;
+    } else {
+        println!("sort: {n} random u32 keys on {} (the interpreter: about 25 µs a key) …", info.spec());
+    }
+    let t2 = Instant::now();
+    dev.run_program_resident(&m, p, &argv).map_err(e)?;
+    let run = t2.elapsed();
+    let got = dev.download(&d_keys).map_err(e)?.to_bits();
+    let mut want = keys;
+    want.sort_unstable();
+    if got.iter().zip(&want).any(|(g, w)| *g != u64::from(*w)) || got.len() != want.len() {
+        let bad = got.iter().zip(&want).position(|(g, w)| *g != u64::from(*w)).unwrap_or(0);
+        return Err(format!("sort MISMATCH at {bad}: got {:?}, want {:?}", got.get(bad), want.get(bad)));
+    }
+    let launches = p.launches.len();
+    println!(
+        "sort: {n} random u32 keys on {} in {:.1} ms ({:.3} Mkeys/s; one program of {launches} launches, built in \
+         {:.2} ms{}); sorted order matches the plain-Rust reference",
+        info.spec(),
+        run.as_secs_f64() * 1e3,
+        n as f64 / run.as_secs_f64() / 1e6,
+        build_time.as_secs_f64() * 1e3,
+        if gpu { ", timed on its second run" } else { "" }
+    );
     Ok(())
 }
 
@@ -119,7 +215,8 @@ mod tests {
     #[test]
     fn demo_runs_at_every_width() {
         for w in ["8", "32", "64"] {
-            demo(&["--subgroup-size".to_string(), w.to_string()]).expect("demo");
+            let args = ["--subgroup-size", w, "--sort-n", "3000"].map(String::from);
+            demo(&args).expect("demo");
         }
         assert!(demo(&["--subgroup-size".to_string(), "48".to_string()]).is_err());
     }

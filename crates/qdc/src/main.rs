@@ -15,7 +15,11 @@
 //!   (binary words of one kernel, or the spvasm text of each).
 //! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each Vulkan device) and says why
 //!   CUDA or Vulkan is absent.
-//! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the `cpu` device.
+//! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the best device,
+//!   then sorts one million keys there with `qd_lib::algorithms::sort` and prints the time.
+//! - `qdc algo ALGORITHM …` writes a qd-lib device-wide algorithm (reduce, exclusive scan, select,
+//!   reduce-by-key, sort) as a `.qdm` program for a capacity and target, and prints the
+//!   `qdc run` arguments it needs.
 //! - `qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
 //!   [--workgroup-size N]` assembles AMDGCN assembler text (LLVM 19 syntax) into an HSA code
 //!   object with one kernel (resources computed from the instructions; ABI in docs/qdc.md).
@@ -50,13 +54,18 @@ USAGE:
   qdc compile FILE.qdm --target VK --emit spv|spvasm [-o OUT] [--kernel NAME]
           [--subgroup-size W] [--reduce auto|group|clustered|shuffle]
   qdc devices
-  qdc demo [--subgroup-size S]
+  qdc demo [--subgroup-size S | --device D] [--sort-n N]
+  qdc algo ALGORITHM [--dtype T] [--values T] [--max-n N] [--log256 D] [--end-bit B]
+          [--device D | --subgroup-size W [--forward-progress]]
+          [--strategy auto|multi-launch|single-pass] [-o OUT.qdm]
   qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
           [--workgroup-size N]
   qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
 D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | vulkan | vulkan:ORDINAL | best
+ALGORITHM: reduce-add | reduce-min | reduce-max | exclusive-scan-add | exclusive-scan-min
+      | exclusive-scan-max | select | reduce-by-key-add | sort (N defaults to 1000000, T to u32)
 SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:[V V ...]
       | TYPE:VALUE
 SM: sm_70 | sm_75 | sm_80 | sm_86 | sm_89 | sm_90; R: auto | redux | shuffle (compile writes every
@@ -77,6 +86,7 @@ fn main() -> ExitCode {
         Some("compile") => compile::compile(&args[1..]),
         Some("devices") => devices::devices(&args[1..]),
         Some("demo") => demo::demo(&args[1..]),
+        Some("algo") => qdc::algo::algo(&args[1..]),
         Some("asm") => asm::asm(&args[1..]),
         Some("disasm") => disasm::disasm(&args[1..]),
         Some("-h" | "--help" | "help") => {

@@ -37,7 +37,6 @@ pub(crate) enum Len {
     /// `ceil(n / 256)`: the number of 256-element tiles of `n`.
     Tiles,
     /// `ceil(n / 256) * 256`: the radix sort's digit-major histogram length.
-    #[cfg_attr(not(test), allow(dead_code))] // the radix sort's (a sibling helper's) until it lands
     HistLen,
 }
 

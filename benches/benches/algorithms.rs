@@ -1,0 +1,157 @@
+//! Throughput of qd-lib's device-wide algorithms at n = 2^20 on every device present: the `cpu`
+//! device (the interpreter, width 32), each Vulkan device (lavapipe in CI) and each CUDA GPU
+//! (with `QD_TEST_CUDA=1`). Each program is the one `qdc algo` writes, built once with the
+//! device's target and `Strategy::Auto` (and on devices with forward progress also with each
+//! strategy forced), its buffers resident (`Device::run_program_resident`); the time of one
+//! whole program run is measured, inputs rewritten before each run where the algorithm works in
+//! place. Run with `cargo bench -p qd-benches --bench algorithms` (`QD_BENCH_DEVICES=cpu:32,vulkan`
+//! picks devices; `QD_BENCH_N` changes n).
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use qd_frontend::ScalarType;
+use qd_lib::algorithms::{Capacity, Options, Strategy, Target};
+use qd_mir::interp::Buffer;
+use qd_mir::{Module, ProgramCheck, Type};
+use qd_rt::{Device, DeviceArg, DeviceBuffer};
+use qdc::algo::{build, Algo, AlgoSpec, Combine};
+
+/// SplitMix64: the same data on every run.
+fn stream(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The input of parameter `name` (element `elem`, `len` elements) for a run at live count `n`.
+fn input(name: &str, elem: ScalarType, len: usize, n: u64) -> Buffer {
+    let mut next = stream(0x5eed ^ name.len() as u64);
+    let bits: Vec<u64> = match name {
+        "n" => vec![n],
+        "flags" => (0..len).map(|_| next() & 1).collect(),
+        // Runs of 1..=16 equal keys.
+        "keys_in" => {
+            let (mut key, mut left) = (0u64, 0u64);
+            (0..len)
+                .map(|_| {
+                    if left == 0 {
+                        key += 1;
+                        left = 1 + next() % 16;
+                    }
+                    left -= 1;
+                    key
+                })
+                .collect()
+        }
+        "arr" | "keys" | "values" | "values_in" => (0..len)
+            .map(|_| match elem {
+                // Integer-valued floats keep sums exact; other types take raw random bits.
+                ScalarType::F32 => u64::from(((next() % 1000) as f32).to_bits()),
+                ScalarType::F64 => ((next() % 1000) as f64).to_bits(),
+                ScalarType::U32 | ScalarType::I32 => next() & 0xffff_ffff,
+                _ => next(),
+            })
+            .collect(),
+        _ => vec![0; len],
+    };
+    Buffer::from_bits(elem, bits)
+}
+
+/// Device buffers for every parameter of the program of `m`, sized by its checks.
+fn buffers(dev: &Device, m: &Module, n: u64) -> Vec<(String, DeviceBuffer, Buffer)> {
+    let p = &m.programs[0];
+    p.params
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let Type::Ptr(_, elem) = q.ty else { panic!("algorithm programs take buffers only") };
+            let len = p
+                .checks
+                .iter()
+                .filter_map(|c| match c {
+                    ProgramCheck::MinLen { param, min, .. } if usize::from(*param) == i => Some(*min),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(1)
+                .max(1) as usize;
+            let host = input(&q.name, elem, len, n);
+            let d = dev.upload(&host).expect("upload");
+            (q.name.clone(), d, host)
+        })
+        .collect()
+}
+
+/// The algorithms measured: name, spec pieces (algorithm, dtype, values) and whether the program
+/// rewrites its input (so inputs are restored before each run).
+const CASES: [(&str, Algo, ScalarType, Option<ScalarType>, bool); 8] = [
+    ("reduce_add u32", Algo::Reduce(Combine::Add), ScalarType::U32, None, false),
+    ("reduce_add f32", Algo::Reduce(Combine::Add), ScalarType::F32, None, false),
+    ("exclusive_scan_add u32", Algo::Scan(Combine::Add), ScalarType::U32, None, false),
+    ("exclusive_scan_add f64", Algo::Scan(Combine::Add), ScalarType::F64, None, false),
+    ("select u32", Algo::Select, ScalarType::U32, None, false),
+    ("reduce_by_key_add u32", Algo::ReduceByKey, ScalarType::U32, None, false),
+    ("sort u32 keys", Algo::Sort, ScalarType::U32, None, true),
+    ("sort u32 keys + u32 values", Algo::Sort, ScalarType::U32, Some(ScalarType::U32), true),
+];
+
+fn devices() -> Vec<Device> {
+    match std::env::var("QD_BENCH_DEVICES") {
+        Ok(list) if !list.trim().is_empty() => {
+            list.split(',').map(|s| Device::open(s.trim()).unwrap_or_else(|e| panic!("{s}: {e}"))).collect()
+        }
+        _ => Device::available().iter().filter_map(|i| Device::open(&i.spec()).ok()).collect(),
+    }
+}
+
+fn algorithms(c: &mut Criterion) {
+    let n: u64 = std::env::var("QD_BENCH_N").ok().and_then(|s| s.parse().ok()).unwrap_or(1 << 20);
+    let cap = Capacity::new(n).expect("capacity");
+    for dev in devices() {
+        let info = dev.info().clone();
+        let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
+        let strategies: &[Strategy] = if info.forward_progress {
+            &[Strategy::MultiLaunch, Strategy::SinglePass]
+        } else {
+            &[Strategy::MultiLaunch]
+        };
+        let mut group = c.benchmark_group(format!("algorithms n={n} {}", info.spec()));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(n));
+        for (name, algo, dtype, values, in_place) in CASES {
+            for &strategy in strategies {
+                let spec = AlgoSpec { algo, dtype, values, cap, end_bit: None, opts: Options { target, strategy } };
+                // A forced single pass that does not apply to this algorithm is skipped.
+                let Ok(m) = build(&spec) else { continue };
+                let bufs = buffers(&dev, &m, n);
+                let argv: Vec<DeviceArg<'_>> = bufs.iter().map(|(_, d, _)| DeviceArg::Buffer(d)).collect();
+                let p = &m.programs[0];
+                dev.run_program_resident(&m, p, &argv).expect("first run");
+                let id = BenchmarkId::new(name, format!("{strategy:?}"));
+                if in_place {
+                    group.bench_function(id, |b| {
+                        b.iter_batched(
+                            || {
+                                for (_, d, host) in &bufs {
+                                    dev.write(d, host).expect("write");
+                                }
+                            },
+                            |()| dev.run_program_resident(&m, p, &argv).expect("run"),
+                            BatchSize::PerIteration,
+                        )
+                    });
+                } else {
+                    group.bench_function(id, |b| b.iter(|| dev.run_program_resident(&m, p, &argv).expect("run")));
+                }
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, algorithms);
+criterion_main!(benches);
