@@ -1,8 +1,8 @@
 //! Throughput of qd-lib's device-wide algorithms at n = 2^20 on every device present: the `cpu`
 //! device (the interpreter, width 32), each Vulkan device (lavapipe in CI) and each CUDA GPU
 //! (with `QD_TEST_CUDA=1`). Each program is the one `qdc algo` writes, built once with the
-//! device's target and `Strategy::Auto` (and on devices with forward progress also with each
-//! strategy forced), its buffers resident (`Device::run_program_resident`); the time of one
+//! device's target and `Strategy::Auto` (and, where Auto picks a single pass, the scan and the
+//! keys-only sort also with `Strategy::MultiLaunch`), its buffers resident (`Device::run_program_resident`); the time of one
 //! whole program run is measured, inputs rewritten before each run where the algorithm works in
 //! place. Run with `cargo bench -p qd-benches --bench algorithms` (`QD_BENCH_DEVICES=cpu:32,vulkan`
 //! picks devices; `QD_BENCH_N` changes n).
@@ -114,24 +114,28 @@ fn algorithms(c: &mut Criterion) {
     for dev in devices() {
         let info = dev.info().clone();
         let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
-        let strategies: &[Strategy] = if info.forward_progress {
-            &[Strategy::MultiLaunch, Strategy::SinglePass]
-        } else {
-            &[Strategy::MultiLaunch]
+        // Auto everywhere; where Auto picks a single pass (forward progress), the multi-launch
+        // form of the scan and the keys-only sort beside it.
+        let strategies = |algo: Algo, values: Option<ScalarType>| -> &'static [Strategy] {
+            match algo {
+                Algo::Scan(_) | Algo::Sort if info.forward_progress && values.is_none() => {
+                    &[Strategy::Auto, Strategy::MultiLaunch]
+                }
+                _ => &[Strategy::Auto],
+            }
         };
         let mut group = c.benchmark_group(format!("algorithms n={n} {}", info.spec()));
         group.sample_size(10);
         group.throughput(Throughput::Elements(n));
         for (name, algo, dtype, values, in_place) in CASES {
-            for &strategy in strategies {
+            for &strategy in strategies(algo, values) {
                 let spec = AlgoSpec { algo, dtype, values, cap, end_bit: None, opts: Options { target, strategy } };
-                // A forced single pass that does not apply to this algorithm is skipped.
-                let Ok(m) = build(&spec) else { continue };
+                let m = build(&spec).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let bufs = buffers(&dev, &m, n);
                 let argv: Vec<DeviceArg<'_>> = bufs.iter().map(|(_, d, _)| DeviceArg::Buffer(d)).collect();
                 let p = &m.programs[0];
                 dev.run_program_resident(&m, p, &argv).expect("first run");
-                let id = BenchmarkId::new(name, format!("{strategy:?}"));
+                let id = BenchmarkId::new(name, format!("{strategy:?} ({} launches)", p.launches.len()));
                 if in_place {
                     group.bench_function(id, |b| {
                         b.iter_batched(

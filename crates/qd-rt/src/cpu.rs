@@ -49,8 +49,8 @@ pub(crate) fn run_program(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]
 /// A host buffer the cpu device launches on.
 pub(crate) struct CpuBuffer(pub Mutex<HostBuffer>);
 
-/// Runs a kernel over device arguments: the buffers are moved into the interpreter's arguments
-/// and back.
+/// Runs a kernel over device arguments: each distinct buffer is moved into the interpreter's
+/// arguments once (a buffer passed for several parameters is one memory, as on a GPU) and back.
 pub(crate) fn launch(
     w: u32,
     f: &Function,
@@ -58,30 +58,36 @@ pub(crate) fn launch(
     scalars: Vec<ArgValue>,
     grid: Option<[u32; 3]>,
 ) -> Result<(), RtError> {
-    for (i, a) in bufs.iter().enumerate() {
-        for b in &bufs[..i] {
-            if let (Some(a), Some(b)) = (a, b) {
-                if std::ptr::eq(*a, *b) {
-                    return Err(RtError::usage(format!(
-                        "kernel @{}: argument {i} is a buffer already passed as an earlier argument (the cpu device does not alias buffers)",
-                        f.name
-                    )));
+    // The distinct buffers, in first-use order, and each parameter's argument index.
+    let mut unique: Vec<&CpuBuffer> = Vec::new();
+    let mut args: Vec<ArgValue> = Vec::with_capacity(scalars.len());
+    let mut bind = Vec::with_capacity(scalars.len());
+    let mut buffer_arg = Vec::new();
+    for (s, b) in scalars.into_iter().zip(bufs) {
+        match b {
+            Some(b) => match unique.iter().position(|u| std::ptr::eq(*u, *b)) {
+                Some(k) => bind.push(buffer_arg[k]),
+                None => {
+                    let mut g = b.0.lock().unwrap_or_else(|p| p.into_inner());
+                    let taken = HostBuffer { elem: g.elem, data: std::mem::take(&mut g.data) };
+                    unique.push(b);
+                    buffer_arg.push(args.len());
+                    bind.push(args.len());
+                    args.push(ArgValue::Buffer(taken));
                 }
+            },
+            None => {
+                bind.push(args.len());
+                args.push(s);
             }
         }
     }
-    let mut args = scalars;
-    for (slot, b) in args.iter_mut().zip(bufs) {
-        if let Some(b) = b {
-            let mut g = b.0.lock().unwrap_or_else(|p| p.into_inner());
-            let taken = HostBuffer { elem: g.elem, data: std::mem::take(&mut g.data) };
-            *slot = ArgValue::Buffer(taken);
-        }
-    }
-    let r = run_kernel(w, f, &mut args, &LaunchOptions { grid, block: None });
-    for (a, b) in args.into_iter().zip(bufs) {
-        if let (ArgValue::Buffer(data), Some(b)) = (a, b) {
-            *b.0.lock().unwrap_or_else(|p| p.into_inner()) = data;
+    let cfg = RunConfig { subgroup_size: w, grid, block: None, step_limit: None };
+    let r = interp::run_kernel_shared(f, &cfg, &mut args, &bind).map(|_| ()).map_err(|e| RtError::interp(&e));
+    for (b, k) in unique.iter().zip(buffer_arg) {
+        if let Some(ArgValue::Buffer(data)) = args.get_mut(k) {
+            *b.0.lock().unwrap_or_else(|p| p.into_inner()) =
+                std::mem::replace(data, HostBuffer { elem: data.elem, data: Vec::new() });
         }
     }
     r

@@ -318,3 +318,48 @@ fn resident_matches_run_program_on_cpu() {
         assert_eq!(bits(h), dev.download(d).unwrap().to_bits());
     }
 }
+
+/// One program parameter passed for two parameters of a kernel (the algorithms' staircase reads
+/// one region of the scratch and writes another): one memory, on every device and through both
+/// program paths; and a direct `launch` with one buffer twice.
+fn shared_buffer(dev: &Device) {
+    let src = "kernel @inc(%a: ptr<global, u32>, %b: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {\n  \
+               %0 = thread_id x : u32\n  %1 = ptr.offset %a, %0 : ptr<global, u32>\n  %2 = load %1 : u32\n  \
+               %3 = const 1 : u32\n  %4 = add %2, %3 : u32\n  %5 = ptr.offset %b, %0 : ptr<global, u32>\n  \
+               store %5, %4\n  return\n}\nprogram @p(%x: ptr<global, u32>) {\n  launch @inc(%x, %x)\n  launch @inc(%x, %x)\n}\n";
+    let m = qd_mir::parse_module(src).unwrap_or_else(|e| panic!("{e}"));
+    let p = m.program("p").expect("@p");
+    let spec = dev.info().spec();
+    let want: Vec<u64> = (0..64).map(|i| i + 2).collect();
+    let mut a = vec![u32s(0..64)];
+    dev.run_program(&m, p, &mut a).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    assert_eq!(bits(&a[0]), want, "{spec}: run_program");
+    let x = dev.upload(&u32s_host(0..64)).unwrap();
+    dev.run_program_resident(&m, p, &[DeviceArg::Buffer(&x)]).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    assert_eq!(dev.download(&x).unwrap().to_bits(), want, "{spec}: run_program_resident");
+    let k = dev.compile(m.kernel("inc").expect("@inc")).unwrap();
+    dev.launch(&k, &[DeviceArg::Buffer(&x), DeviceArg::Buffer(&x)], None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    dev.synchronize().unwrap();
+    assert_eq!(dev.download(&x).unwrap().to_bits(), (0..64).map(|i| i + 3).collect::<Vec<u64>>(), "{spec}: launch");
+}
+
+#[test]
+fn shared_buffer_on_cpu() {
+    for d in cpus() {
+        shared_buffer(&d);
+    }
+}
+
+#[test]
+fn shared_buffer_on_vulkan() {
+    if let Some(d) = vulkan("shared_buffer_on_vulkan") {
+        shared_buffer(&d);
+    }
+}
+
+#[test]
+fn shared_buffer_on_cuda() {
+    if let Some(d) = cuda("shared_buffer_on_cuda") {
+        shared_buffer(&d);
+    }
+}

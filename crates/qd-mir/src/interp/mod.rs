@@ -263,6 +263,40 @@ pub fn run_kernel(f: &Function, cfg: &RunConfig, args: &mut [ArgValue]) -> Resul
     Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
 }
 
+/// Runs a kernel whose parameters may share buffers: `bind[i]` is the index in `args` of the
+/// argument of parameter `i`, so one buffer can be bound to several parameters (the kernel
+/// then sees one memory through both, as on a GPU). Buffers are updated in place.
+pub fn run_kernel_shared(
+    f: &Function,
+    cfg: &RunConfig,
+    args: &mut [ArgValue],
+    bind: &[usize],
+) -> Result<RunStats, InterpError> {
+    let err = |m: String| InterpError::new(&f.name, m);
+    if bind.len() != f.params.len() {
+        return Err(err(format!("expects {} argument(s), got {}", f.params.len(), bind.len())));
+    }
+    let mut scalars = Vec::with_capacity(bind.len());
+    let mut param_slot = Vec::with_capacity(bind.len());
+    for (i, (p, &k)) in f.params.iter().zip(bind).enumerate() {
+        let named = |m: String| err(format!("argument {i} (%{}): {m}", p.name));
+        let a = args.get(k).ok_or_else(|| named(format!("binds argument {k}, which does not exist")))?;
+        let s = check_arg(p.ty, a).map_err(named)?;
+        param_slot.push(s.is_none().then_some(k));
+        scalars.push(s);
+    }
+    let slots: Vec<Option<&mut Buffer>> = args
+        .iter_mut()
+        .map(|a| match a {
+            ArgValue::Buffer(b) => Some(b),
+            ArgValue::Scalar(..) => None,
+        })
+        .collect();
+    let mut cnt = Counters { steps: 0, limit: cfg.step_limit, blocks: 0, barriers: 0 };
+    launch(f, cfg, cfg.grid, cfg.block, slots, param_slot, &scalars, &mut cnt)?;
+    Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
+}
+
 /// Runs the launches of a program in order. `args` has one entry per program parameter; a buffer
 /// passed to several launches is the same object, so later launches see earlier writes.
 ///
