@@ -15,7 +15,7 @@
 //! onesweep radix sort) are chosen by [`Strategy::Auto`] when their state fits the scratch the
 //! Quadrants formula gives for the capacity, and can be forced. The single-pass scan (tiles of
 //! 1024 elements, its state in the scratch) is used under `Auto` only where its result is the
-//! multi-launch result bit for bit (integers; float min/max scans); select and reduce-by-key
+//! multi-launch result bit for bit (integers; float min and max); select and reduce-by-key
 //! reuse it. The guide, with the tables of launches, scratch and strategies per device and a
 //! runnable example per algorithm: `docs/algorithms.md`.
 
