@@ -6,7 +6,7 @@
 //! are exact in any atomic order.
 
 use crate::algo_ref::{
-    build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, value, SMALL_NS,
+    build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, strategies, value, SMALL_NS,
 };
 use crate::elem::{mix, Elem};
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -14,7 +14,7 @@ use qd_frontend::ProgramBuilder;
 use qd_lib::algorithms::{self, reduce_by_key_scratch_slots, Capacity, Options, Strategy};
 use qd_mir::interp::ArgValue;
 use qd_mir::{GroupOp, Module, ScalarType};
-use qd_rt::Device;
+use qd_rt::{Device, DeviceKind};
 
 /// Registers the cases.
 pub fn register(s: &mut Suite) {
@@ -39,6 +39,7 @@ pub fn register(s: &mut Suite) {
     kv!(f32, f32);
     s.case("algo::reduce_by_key_add/u32_i32/big_ns_and_strategies", big::<u32, i32>);
     s.case("algo::reduce_by_key_add/f32_f32/n20000_nan_keys", big_nan);
+    s.case("algo::reduce_by_key_add/u32_i32/n1000003_cuda_only", huge);
     s.case("algo::reduce_by_key_add/errors/short_scratch", short_scratch);
     s.case("algo::reduce_by_key_add/errors/live_count_out_of_range", out_of_range);
     s.case("algo::reduce_by_key_add/errors/build", |_| build_errors());
@@ -198,6 +199,21 @@ fn big_nan(dev: &Device) -> Outcome {
     let cap = Capacity::new(20_000).map_err(|e| e.to_string())?;
     let m = program::<f32, f32>(dev, &opts(dev, Strategy::MultiLaunch), cap)?;
     run_check::<f32, f32>(dev, &m, &keys_of::<f32>(5, 20_000, 4), cap, "multi-launch NaN/±0 keys")
+}
+
+/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+fn huge(dev: &Device) -> Outcome {
+    if dev.info().kind != DeviceKind::Cuda {
+        return Ok(());
+    }
+    let n = 1_000_003usize;
+    let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
+    let keys = keys_of::<u32>(0, n, 8);
+    for strategy in strategies(dev) {
+        let m = program::<u32, i32>(dev, &opts(dev, strategy), cap)?;
+        run_check::<u32, i32>(dev, &m, &keys, cap, &format!("{strategy:?}"))?;
+    }
+    Ok(())
 }
 
 fn short_scratch(dev: &Device) -> Outcome {

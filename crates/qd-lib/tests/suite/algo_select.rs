@@ -6,14 +6,16 @@
 //! error paths. Elements are raw bits (select copies them), so one reference serves every dtype:
 //! the selected elements in order, then `out`'s untouched tail, and the count.
 
-use crate::algo_ref::{build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, SMALL_NS};
+use crate::algo_ref::{
+    build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, strategies, SMALL_NS,
+};
 use crate::elem::mix;
 use crate::harness::{check, read, Outcome, Suite};
 use qd_frontend::ProgramBuilder;
 use qd_lib::algorithms::{self, select_scratch_slots, Capacity, Elems, Options, Strategy};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::{Module, ScalarType};
-use qd_rt::Device;
+use qd_rt::{Device, DeviceKind};
 
 /// An element layout: one `(dtype, scalars per element)` per buffer, and whether it is a struct
 /// of several buffers.
@@ -42,6 +44,7 @@ pub fn register(s: &mut Suite) {
     let aos2 = Layout { fields: vec![(S::I32, 2)], soa: false };
     s.case("algo::select/aos2_i32/small_ns", move |dev| small(dev, &aos2, 9));
     s.case("algo::select/u32/big_ns_and_strategies", |dev| big(dev, &Layout::scalar(ScalarType::U32)));
+    s.case("algo::select/u32/n1000003_cuda_only", huge);
     s.case("algo::select/errors/short_scratch", short_scratch);
     s.case("algo::select/errors/live_count_out_of_range", out_of_range);
     s.case("algo::select/errors/build", |_| build_errors());
@@ -181,6 +184,21 @@ fn big(dev: &Device, l: &Layout) -> Outcome {
         let m = program(dev, l, &opts(dev, Strategy::SinglePass), cap)?;
         // 5 tiles of 1024 (the long look-back chains are covered by the scan family)
         run_check(dev, &m, l, cap, 5000, 0, "single-pass")?;
+    }
+    Ok(())
+}
+
+/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+fn huge(dev: &Device) -> Outcome {
+    if dev.info().kind != DeviceKind::Cuda {
+        return Ok(());
+    }
+    let l = Layout::scalar(ScalarType::U32);
+    let n = 1_000_003usize;
+    let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
+    for strategy in strategies(dev) {
+        let m = program(dev, &l, &opts(dev, strategy), cap)?;
+        run_check(dev, &m, &l, cap, n, 5, &format!("{strategy:?}"))?;
     }
     Ok(())
 }
