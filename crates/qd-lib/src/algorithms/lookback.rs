@@ -6,8 +6,8 @@
 //! [`TILE`] = 1024 elements (256 threads × [`ITEMS`] = 4 consecutive elements). A block takes
 //! tiles in **ticket** order (an atomic counter, so a tile only ever waits for tiles whose
 //! blocks started before it), scans its tile (a sequential scan of each thread's 4 items, then
-//! `block.exclusive_scan` of the thread totals), and its last thread publishes the tile
-//! aggregate, looks back over the predecessors' published aggregates until it finds an
+//! `block.exclusive_scan` of the thread totals), and its last thread (thread 0 in the reduce
+//! form below) publishes the tile aggregate, looks back over the predecessors' published aggregates until it finds an
 //! inclusive prefix, and publishes the tile's inclusive prefix. The last tile publishes nothing;
 //! its inclusive prefix is the reduction.
 //!

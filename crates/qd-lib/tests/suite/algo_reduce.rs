@@ -133,9 +133,9 @@ fn cap(max_n: u64, log256: Option<u32>) -> Result<Capacity, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The expected result: Quadrants' block tree. The single pass pads 1024-element tiles instead,
-/// which differs only for a float min/max over NaNs only or a float sum of `-0`s only, which no
-/// input here has above one element (where both pad).
+/// The expected result: Quadrants' block tree, for both strategies (the single pass folds
+/// 1024-element tiles with the neutral element and applies Quadrants' identity padding at the
+/// end; `padding` checks the cases where the padding decides).
 fn want_of<T: Elem>(op: GroupOp, xs: &[T], cap: Capacity) -> T {
     reduce_tree(op, xs, cap.log256())
 }
