@@ -14,7 +14,7 @@ use crate::elem::{mix, Elem};
 use qd_frontend::{BuildError, ProgramBuilder};
 use qd_lib::algorithms::{Options, Strategy, Target};
 use qd_mir::interp::ArgValue;
-use qd_mir::{GroupOp, Module};
+use qd_mir::{GroupOp, Module, ProgramCheck};
 use qd_rt::{Device, DeviceArg, RtError, RtErrorKind};
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -128,6 +128,20 @@ pub fn expect_aliased(dev: &Device, m: &Module, args: &[ArgValue], a: &str, b: &
         return Err(format!("%{b} bound to %{a}: %{a} was written"));
     }
     Ok(())
+}
+
+/// The largest `check len` minimum of parameter `param` of the program of `m`.
+pub fn min_len(m: &Module, param: &str) -> Result<u64, String> {
+    let p = m.programs.first().ok_or("module without a program")?;
+    let i = p.param_index(param).ok_or_else(|| format!("no parameter %{param}"))?;
+    p.checks
+        .iter()
+        .filter_map(|c| match c {
+            ProgramCheck::MinLen { param, min, .. } if usize::from(*param) == i => Some(*min),
+            _ => None,
+        })
+        .max()
+        .ok_or_else(|| format!("no length check on %{param}"))
 }
 
 /// Expects a `ProgramStatus` error whose message names the live count.
