@@ -1,5 +1,6 @@
 //! `qd_lib::algorithms`: Quadrants' device-wide algorithms (`qd.algorithms`) — reduce, exclusive
-//! scan, select, radix sort, reduce-by-key — as phases appended to a [`ProgramBuilder`].
+//! scan, select, radix sort, reduce-by-key — as phases appended to a
+//! [`ProgramBuilder`](qd_frontend::ProgramBuilder).
 //!
 //! Every algorithm takes a device-resident live count `n` (a one-element `i32` buffer, read by
 //! the kernels) and a build-time [`Capacity`] (`max_n` and Quadrants' `log256_max_n`): one
