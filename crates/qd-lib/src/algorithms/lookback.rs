@@ -7,9 +7,9 @@
 //! tiles in **ticket** order (an atomic counter, so a tile only ever waits for tiles whose
 //! blocks started before it), scans its tile (a sequential scan of each thread's 4 items, then
 //! `block.exclusive_scan` of the thread totals), and its last thread (thread 0 in the reduce
-//! form below) publishes the tile aggregate, looks back over the predecessors' published aggregates until it finds an
-//! inclusive prefix, and publishes the tile's inclusive prefix. The last tile publishes nothing;
-//! its inclusive prefix is the reduction.
+//! form below) publishes the tile aggregate, looks back over the predecessors' published
+//! aggregates until it finds an inclusive prefix, and publishes the tile's inclusive prefix. The
+//! last tile publishes nothing; its inclusive prefix is the reduction.
 //!
 //! Without an output (the reduce form) the fold reproduces Quadrants' block tree bit for bit on
 //! float min/max as well: the tiles pad with, and the look-back starts from, the operator's
@@ -341,10 +341,9 @@ pub(crate) fn emit(
         for &v in &vals[1..] {
             sum = op.apply(k, sum, v)?;
         }
-        // The tile aggregate: in the last thread from the scan (scan forms), in thread 0 from
-        // `block.reduce` (the reduce form); that thread publishes, looks back and publishes again.
-        // `scanned`: the thread's exclusive prefix in the tile (scan forms) or the tile's
-        // aggregate, valid in thread 0 (the reduce form).
+        // `scanned`: the thread's exclusive prefix in the tile (scan forms; the last thread
+        // adds its total for the aggregate), or the tile's aggregate from `block.reduce`, valid
+        // in thread 0 (the reduce form). That thread publishes, looks back, publishes again.
         let scanned = if reduce_form { tile_reduce(k, sum, sop.op)? } else { tile_exclusive_scan(k, sum, sop.op)? };
         let pub_t = k.const_u32(if reduce_form { 0 } else { BLOCK_DIM - 1 })?;
         let is_pub = k.eq(t, pub_t)?;
