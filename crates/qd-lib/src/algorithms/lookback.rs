@@ -6,10 +6,20 @@
 //! [`TILE`] = 1024 elements (256 threads × [`ITEMS`] = 4 consecutive elements). A block takes
 //! tiles in **ticket** order (an atomic counter, so a tile only ever waits for tiles whose
 //! blocks started before it), scans its tile (a sequential scan of each thread's 4 items, then
-//! `block.exclusive_scan` of the thread totals), and its last thread publishes the tile
-//! aggregate, looks back over the predecessors' published aggregates until it finds an
-//! inclusive prefix, and publishes the tile's inclusive prefix. The last tile publishes nothing;
-//! its inclusive prefix is the reduction.
+//! `block.exclusive_scan` of the thread totals), and its last thread (thread 0 in the reduce
+//! form below) publishes the tile aggregate, looks back over the predecessors' published
+//! aggregates until it finds an inclusive prefix, and publishes the tile's inclusive prefix. The
+//! last tile publishes nothing; its inclusive prefix is the reduction.
+//!
+//! Without an output (the reduce form) the fold reproduces Quadrants' block tree bit for bit on
+//! float min/max as well: the tiles pad with, and the look-back starts from, the operator's
+//! *neutral* element (NaN for float min/max, whose minNum/maxNum ignores it; `-0.0` for float
+//! add; the identity for integers) instead of Quadrants' identity padding, the tile aggregate is
+//! `block.reduce` (no identity shifted in), and the final value is combined with the identity
+//! unless `n = 256^D` (`full`, a launch constant) — the one case where Quadrants' tree has no
+//! padded lane. Quadrants' result of a float min/max is NaN exactly when every value is NaN and
+//! `n = 256^D`, and so is this one; a float sum of `-0.0`s only is `-0.0` under the same
+//! condition in both.
 //!
 //! State (scratch elements of the staging type, u32 or u64, from the call's state offset):
 //!
@@ -27,7 +37,7 @@
 //! atomic `or 0` (no stale cached copy).
 
 use super::common::{live_count, phase_kernel, Call};
-use super::staircase::{eval_span, finish_phase, load_or_identity, rebits, tile_exclusive_scan, Io, ScanOp};
+use super::staircase::{eval_span, finish_phase, rebits, tile_exclusive_scan, tile_reduce, Io, ScanOp};
 use super::{Capacity, Options, BLOCK_DIM};
 use crate::common::identity;
 use crate::op::Op;
@@ -35,7 +45,7 @@ use qd_frontend::{
     AtomicOp, BuildError, Dim, ErrorKind, FunctionBuilderContext, KernelBuilder, ProgramArg, ProgramBuilder,
     ScalarType, Scope, Type, Val,
 };
-use qd_mir::AddrSpace;
+use qd_mir::{AddrSpace, GroupOp};
 use std::panic::Location;
 
 /// Elements per thread.
@@ -63,6 +73,45 @@ pub(crate) fn need_text(cap: Capacity, state_off: u64, slots: u64) -> String {
         state_len(cap.max_n()),
         cap.max_n()
     )
+}
+
+/// The neutral element of `op` on `ty` (bits): `x op neutral = x` for every `x`, NaN included.
+/// Floats: NaN for min/max (minNum/maxNum drop a NaN operand), `-0.0` for add; integers: the
+/// identity.
+fn neutral(op: GroupOp, ty: ScalarType) -> u64 {
+    match (op, ty) {
+        (GroupOp::Min | GroupOp::Max, ScalarType::F32) => 0x7FC0_0000,
+        (GroupOp::Min | GroupOp::Max, ScalarType::F64) => 0x7FF8_0000_0000_0000,
+        (GroupOp::Add, ScalarType::F32) => 0x8000_0000,
+        (GroupOp::Add, ScalarType::F64) => 0x8000_0000_0000_0000,
+        _ => qd_mir::eval::identity(op, ty),
+    }
+}
+
+/// `256^D` for the reduce form's `full` launch constant, 0 when it exceeds `u32` (no live count
+/// reaches it then).
+fn full_count(cap: Capacity) -> u32 {
+    u32::try_from(256u64.pow(cap.log256())).unwrap_or(0)
+}
+
+/// `src[off + i]` as `T` when `i < len`, else `pad`.
+fn load_or(
+    k: &mut KernelBuilder<'_>,
+    src: qd_frontend::Buf,
+    (off, i, len): (Val, Val, Val),
+    ty: ScalarType,
+    pad: Val,
+) -> Result<Val, BuildError> {
+    let v = k.declare_var(Type::Scalar(ty));
+    k.def_var(v, pad)?;
+    let inb = k.lt(i, len)?;
+    k.if_then(inb, |k| {
+        let at = k.add(off, i)?;
+        let raw = k.load(src, at)?;
+        let x = rebits(k, raw, ty)?;
+        k.def_var(v, x)
+    })?;
+    k.use_var(v)
 }
 
 fn scratch_elem(a: ProgramArg) -> Result<ScalarType, BuildError> {
@@ -232,6 +281,9 @@ pub(crate) fn emit(
     let dbuf = ed.map(|e| k.buffer("dst", e));
     let tbuf = total.map(|_| k.buffer("total", sop.ty));
     let stbuf = k.buffer("state", se);
+    // The reduce form (no output): neutral padding and `block.reduce` tiles (module docs).
+    let reduce_form = dst.is_none();
+    let full = if reduce_form { Some(k.scalar("full", ScalarType::U32)) } else { None };
     let n = live_count(&mut k, &p)?;
     let (soff, slen) = eval_span(&mut k, n, src.span)?;
     let dspan = match (dbuf, dst) {
@@ -282,18 +334,21 @@ pub(crate) fn emit(
         for j in 0..ITEMS {
             let jv = k.const_u32(j)?;
             let i = k.add(first_i, jv)?;
-            vals.push(load_or_identity(k, sbuf, soff, i, slen, sop)?);
+            let pad = if reduce_form { k.const_scalar(ty, neutral(sop.op, ty))? } else { identity(k, sop.op, ty)? };
+            vals.push(load_or(k, sbuf, (soff, i, slen), ty, pad)?);
         }
         let mut sum = vals[0];
         for &v in &vals[1..] {
             sum = op.apply(k, sum, v)?;
         }
-        let excl = tile_exclusive_scan(k, sum, sop.op)?;
-        // The last thread publishes, looks back and publishes again.
-        let last_t = k.const_u32(BLOCK_DIM - 1)?;
-        let is_last = k.eq(t, last_t)?;
-        k.if_then(is_last, |k| {
-            let agg = op.apply(k, excl, sum)?;
+        // `scanned`: the thread's exclusive prefix in the tile (scan forms; the last thread
+        // adds its total for the aggregate), or the tile's aggregate from `block.reduce`, valid
+        // in thread 0 (the reduce form). That thread publishes, looks back, publishes again.
+        let scanned = if reduce_form { tile_reduce(k, sum, sop.op)? } else { tile_exclusive_scan(k, sum, sop.op)? };
+        let pub_t = k.const_u32(if reduce_form { 0 } else { BLOCK_DIM - 1 })?;
+        let is_pub = k.eq(t, pub_t)?;
+        k.if_then(is_pub, |k| {
+            let agg = if reduce_form { scanned } else { op.apply(k, scanned, sum)? };
             let one = k.const_u32(1)?;
             let nt1 = k.sub(nt, one)?;
             let publishes = k.lt(tile, nt1)?;
@@ -306,8 +361,11 @@ pub(crate) fn emit(
             let pub_agg = k.and(publishes, not_first)?;
             k.if_then(pub_agg, |k| publish(k, stbuf, (my_flag, my_agg), agg, 1, se))?;
             let prefix = k.declare_var(Type::Scalar(ty));
-            let idv = identity(k, sop.op, ty)?;
-            k.def_var(prefix, idv)?;
+            let start = match reduce_form {
+                true => k.const_scalar(ty, neutral(sop.op, ty))?,
+                false => identity(k, sop.op, ty)?,
+            };
+            k.def_var(prefix, start)?;
             k.if_then(not_first, |k| {
                 let j = k.declare_var(Type::U32);
                 let one = k.const_u32(1)?;
@@ -337,14 +395,26 @@ pub(crate) fn emit(
             k.if_then(publishes, |k| publish(k, stbuf, (my_flag, my_incl), incl, 2, se))?;
             if let Some(tb) = tbuf {
                 let is_final = k.eq(tile, nt1)?;
-                k.if_then(is_final, |k| k.store(tb, zero, incl))?;
+                k.if_then(is_final, |k| {
+                    // Quadrants' tree pads with the identity unless n = 256^D.
+                    let v = match full {
+                        Some(full) => {
+                            let idv = identity(k, sop.op, ty)?;
+                            let padded = op.apply(k, incl, idv)?;
+                            let no_pad = k.eq(slen, full)?;
+                            k.select(no_pad, incl, padded)?
+                        }
+                        None => incl,
+                    };
+                    k.store(tb, zero, v)
+                })?;
             }
             k.store(prefix_sh, zero, pre)
         })?;
         crate::block::sync(k)?;
         if let Some((db, doff)) = dspan {
             let tile_prefix = k.load(prefix_sh, z)?;
-            let mut run = op.apply(k, tile_prefix, excl)?;
+            let mut run = op.apply(k, tile_prefix, scanned)?;
             for (j, &v) in vals.iter().enumerate() {
                 let jv = k.const_u32(j as u32)?;
                 let i = k.add(first_i, jv)?;
@@ -373,6 +443,9 @@ pub(crate) fn emit(
         args.push(t);
     }
     args.push(state.buf);
+    if full.is_some() {
+        args.push(ProgramArg::u32(full_count(call.cap)));
+    }
     pb.launch(&f, &args)
 }
 

@@ -1,5 +1,6 @@
 //! `qd_lib::algorithms`: Quadrants' device-wide algorithms (`qd.algorithms`) — reduce, exclusive
-//! scan, select, radix sort, reduce-by-key — as phases appended to a [`ProgramBuilder`].
+//! scan, select, radix sort, reduce-by-key — as phases appended to a
+//! [`ProgramBuilder`](qd_frontend::ProgramBuilder).
 //!
 //! Every algorithm takes a device-resident live count `n` (a one-element `i32` buffer, read by
 //! the kernels) and a build-time [`Capacity`] (`max_n` and Quadrants' `log256_max_n`): one
@@ -15,7 +16,7 @@
 //! onesweep radix sort) are chosen by [`Strategy::Auto`] when their state fits the scratch the
 //! Quadrants formula gives for the capacity, and can be forced. The single-pass scan (tiles of
 //! 1024 elements, its state in the scratch) is used under `Auto` only where its result is the
-//! multi-launch result bit for bit (integers; float min/max scans); select and reduce-by-key
+//! multi-launch result bit for bit (integers; float min and max); select and reduce-by-key
 //! reuse it. The guide, with the tables of launches, scratch and strategies per device and a
 //! runnable example per algorithm: `docs/algorithms.md`.
 

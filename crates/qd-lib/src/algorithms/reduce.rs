@@ -7,12 +7,13 @@
 //! the last phase is one block reducing the ≤ 256 remaining values into `out[0]`. The float add
 //! order is that block tree (subgroup reduction, then the subgroup partials left to right).
 //!
-//! Single-pass (targets with forward progress; integer dtypes under
+//! Single-pass (targets with forward progress; integers and float min/max under
 //! [`Strategy::Auto`], any dtype when forced): the decoupled look-back pass of
-//! [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`. `Auto`
-//! keeps floats multi-launch: the look-back adds tile sums in an order that depends on timing,
-//! and its 1024-element tiles pad with the identity where Quadrants' 256-element blocks do not
-//! (a min/max over NaNs only gives the identity instead of NaN).
+//! [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`. Its
+//! result is the multi-launch result bit for bit for integers and float min/max (NaN when
+//! every value is NaN and `n = 256^D`, as Quadrants' unpadded tree gives: see the look-back's
+//! reduce form). `Auto` keeps float add multi-launch: the look-back adds tile sums in an order
+//! that depends on timing.
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
 use super::common::{single_pass, Call};
@@ -49,13 +50,13 @@ fn reduce_impl(
     need_len(pb, loc, scratch, slots, &format!("reduce_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
-    // Auto keeps floats multi-launch: the look-back changes the float add order (timing-
-    // dependent) and pads tiles of 1024 with the identity (a reduction of NaNs only can differ).
-    let fits = lookback::fits(cap, 0, slots) && (ty.is_int() || opts.strategy == Strategy::SinglePass);
-    let need = if ty.is_int() || opts.strategy == Strategy::SinglePass {
+    // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
+    let order_free = ty.is_int() || op != GroupOp::Add;
+    let fits = lookback::fits(cap, 0, slots) && (order_free || opts.strategy == Strategy::SinglePass);
+    let need = if fits || order_free || opts.strategy == Strategy::SinglePass {
         lookback::need_text(cap, 0, slots)
     } else {
-        "Auto keeps float reductions multi-launch".to_string()
+        "Auto keeps float add reductions multi-launch".to_string()
     };
     if single_pass(loc, &algo, opts, fits, &need)? {
         let src = Io { buf: arr, span: Span::data() };
@@ -111,14 +112,15 @@ reduce_fn!(
     GroupOp::Add
 );
 reduce_fn!(
-    /// `out[0] = min(arr[0:n])` (the dtype's max for `n = 0`; floats: minNum, `-0 < +0`, a NaN
-    /// is ignored unless every value is NaN) — Quadrants `qd.algorithms.reduce_min`.
+    /// `out[0] = min(arr[0:n])` (the dtype's max for `n = 0`; floats: minNum, `-0 < +0`, NaNs
+    /// are ignored; when every value is NaN the result is NaN if `n = 256^D`, where Quadrants'
+    /// block tree pads no lane, else the identity `+inf`) — Quadrants `qd.algorithms.reduce_min`.
     reduce_min,
     GroupOp::Min
 );
 reduce_fn!(
-    /// `out[0] = max(arr[0:n])` (the dtype's min for `n = 0`; floats: maxNum, `-0 < +0`) —
-    /// Quadrants `qd.algorithms.reduce_max`.
+    /// `out[0] = max(arr[0:n])` (the dtype's min for `n = 0`; floats: maxNum, `-0 < +0`, NaNs
+    /// as for [`reduce_min`], the identity being `-inf`) — Quadrants `qd.algorithms.reduce_max`.
     reduce_max,
     GroupOp::Max
 );

@@ -60,7 +60,7 @@ const VALUE_TYPES: &[ScalarType] = &[
 /// take.
 ///
 /// Strategies and launches (`P = end_bit / 8`, `+1` for the copy phase when `P` is odd):
-/// multi-launch `P * (2D + 1)`; onesweep `3 + P`. See `docs/algorithms.md` (## sort).
+/// multi-launch `P * (2D + 1)`; onesweep `3 + P`. See `docs/algorithms.md` (§4 strategies, §6 order).
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub fn sort(

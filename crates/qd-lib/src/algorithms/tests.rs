@@ -71,23 +71,27 @@ fn auto_picks_single_pass_only_with_forward_progress() -> Result<(), BuildError>
 }
 
 #[test]
-fn auto_keeps_float_add_multi_launch() -> Result<(), BuildError> {
+fn auto_keeps_float_add_multi_launch_and_float_min_max_single_pass() -> Result<(), BuildError> {
     for (ty, st) in [(ScalarType::F32, ScalarType::U32), (ScalarType::F64, ScalarType::U64)] {
         let mut pb = ProgramBuilder::new("p");
         let a = pb.buffer("a", ty);
         let b = pb.buffer("b", ty);
         let c = pb.buffer("c", ty);
+        let e = pb.buffer("e", ty);
         let s = pb.buffer("s", st);
         let s2 = pb.buffer("s2", st);
+        let s3 = pb.buffer("s3", st);
         let n = pb.buffer("n", ScalarType::I32);
         let o = Options::new(target(true));
         let cap = Capacity::new(5000)?;
         reduce_add(&mut pb, &o, a, b, s, n, cap)?;
         exclusive_scan_min(&mut pb, &o, a, c, s2, n, cap)?;
+        reduce_max(&mut pb, &o, a, e, s3, n, cap)?;
         let m = pb.finish()?;
         let names: Vec<&str> = m.kernels.iter().map(|k| k.name.as_str()).collect();
         assert!(names.iter().any(|k| k.starts_with(&format!("qd_scan_reduce_{ty}_add"))), "{names:?}");
         assert!(names.iter().any(|k| k.starts_with(&format!("qd_lb_scan_{ty}_min"))), "{names:?}");
+        assert!(names.iter().any(|k| k.starts_with(&format!("qd_lb_scan_{ty}_max"))), "{names:?}");
     }
     Ok(())
 }

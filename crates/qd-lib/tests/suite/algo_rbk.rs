@@ -6,7 +6,8 @@
 //! are exact in any atomic order.
 
 use crate::algo_ref::{
-    build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, value, SMALL_NS,
+    build_prog, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw, strategies, value,
+    SMALL_NS,
 };
 use crate::elem::{mix, Elem};
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -14,7 +15,7 @@ use qd_frontend::ProgramBuilder;
 use qd_lib::algorithms::{self, reduce_by_key_scratch_slots, Capacity, Options, Strategy};
 use qd_mir::interp::ArgValue;
 use qd_mir::{GroupOp, Module, ScalarType};
-use qd_rt::Device;
+use qd_rt::{Device, DeviceKind};
 
 /// Registers the cases.
 pub fn register(s: &mut Suite) {
@@ -39,6 +40,8 @@ pub fn register(s: &mut Suite) {
     kv!(f32, f32);
     s.case("algo::reduce_by_key_add/u32_i32/big_ns_and_strategies", big::<u32, i32>);
     s.case("algo::reduce_by_key_add/f32_f32/n20000_nan_keys", big_nan);
+    s.case("algo::reduce_by_key_add/u32_f32/over_specified_depth", over_specified);
+    s.case("algo::reduce_by_key_add/u32_i32/n1000003_cuda_only", huge);
     s.case("algo::reduce_by_key_add/errors/short_scratch", short_scratch);
     s.case("algo::reduce_by_key_add/errors/live_count_out_of_range", out_of_range);
     s.case("algo::reduce_by_key_add/errors/build", |_| build_errors());
@@ -154,8 +157,23 @@ fn make_run<K: Elem, V: Elem>(keys: &[K], max_n: usize, live: i64, seed: u64) ->
 }
 
 fn run_check<K: Elem, V: Elem>(dev: &Device, m: &Module, keys: &[K], cap: Capacity, what: &str) -> Outcome {
+    run_check_scratch::<K, V>(dev, m, keys, cap, what, None)
+}
+
+/// [`run_check`] with a scratch of `scratch` elements (default: the formula's).
+fn run_check_scratch<K: Elem, V: Elem>(
+    dev: &Device,
+    m: &Module,
+    keys: &[K],
+    cap: Capacity,
+    what: &str,
+    scratch: Option<u64>,
+) -> Outcome {
     let n = keys.len();
     let mut r = make_run::<K, V>(keys, cap.max_n() as usize, n as i64, n as u64 + 17);
+    if let Some(len) = scratch {
+        r.args[5] = buf(&vec![0xdead_beef_u32; len as usize]);
+    }
     run_prog(dev, m, &mut r.args)?;
     check(&format!("{what} n={n} num_runs"), &read::<i32>(&r.args[4]), &[r.want.2])?;
     check(&format!("{what} n={n} keys_out"), &read::<K>(&r.args[2]), &r.want.0)?;
@@ -198,6 +216,40 @@ fn big_nan(dev: &Device) -> Outcome {
     let cap = Capacity::new(20_000).map_err(|e| e.to_string())?;
     let m = program::<f32, f32>(dev, &opts(dev, Strategy::MultiLaunch), cap)?;
     run_check::<f32, f32>(dev, &m, &keys_of::<f32>(5, 20_000, 4), cap, "multi-launch NaN/±0 keys")
+}
+
+/// An over-specified `log256_max_n`: the scratch check asks for more than the formula (the
+/// partial levels the kernels write) and a scratch of exactly that is enough — the interpreter
+/// faults on any access past it.
+fn over_specified(dev: &Device) -> Outcome {
+    for (max_n, d) in [(8u64, 3u32), (300, 4)] {
+        let cap = Capacity::with_log256(max_n, d).map_err(|e| e.to_string())?;
+        let m = program::<u32, f32>(dev, &opts(dev, Strategy::MultiLaunch), cap)?;
+        let need = min_len(&m, "scratch")?;
+        if need <= reduce_by_key_scratch_slots(max_n) {
+            return Err(format!("max_n {max_n} D {d}: the check asks {need}, not above the formula"));
+        }
+        for (k, n) in [max_n as usize, 1, 0].into_iter().enumerate() {
+            let keys = keys_of::<u32>(k, n, 3);
+            run_check_scratch::<u32, f32>(dev, &m, &keys, cap, &format!("D={d}"), Some(need))?;
+        }
+    }
+    Ok(())
+}
+
+/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+fn huge(dev: &Device) -> Outcome {
+    if dev.info().kind != DeviceKind::Cuda {
+        return Ok(());
+    }
+    let n = 1_000_003usize;
+    let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
+    let keys = keys_of::<u32>(0, n, 8);
+    for strategy in strategies(dev) {
+        let m = program::<u32, i32>(dev, &opts(dev, strategy), cap)?;
+        run_check::<u32, i32>(dev, &m, &keys, cap, &format!("{strategy:?}"))?;
+    }
+    Ok(())
 }
 
 fn short_scratch(dev: &Device) -> Outcome {

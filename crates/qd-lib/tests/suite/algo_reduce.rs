@@ -57,6 +57,8 @@ pub fn register(s: &mut Suite) {
         agree::<u32>(dev, GroupOp::Add, &[(65_537, Input::Random), (3000, Input::FewDistinct)])
     });
     s.case("algo::reduce_min/i64/strategies_agree", |dev| agree::<i64>(dev, GroupOp::Min, &[(3000, Input::Specials)]));
+    s.case("algo::reduce/f32/identity_padding", |dev| padding::<f32>(dev, 65_536));
+    s.case("algo::reduce/f64/identity_padding", |dev| padding::<f64>(dev, 1024));
     s.case("algo::reduce_add/i32/n1000003_cuda_only", huge);
     s.case("algo::reduce/errors/short_scratch", short_scratch);
     s.case("algo::reduce/errors/live_count_out_of_range", out_of_range);
@@ -131,9 +133,9 @@ fn cap(max_n: u64, log256: Option<u32>) -> Result<Capacity, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The expected result: Quadrants' block tree. The single pass pads 1024-element tiles instead,
-/// which differs only for a float min/max over NaNs only or a float sum of `-0`s only, which no
-/// input here has above one element (where both pad).
+/// The expected result: Quadrants' block tree, for both strategies (the single pass folds
+/// 1024-element tiles with the neutral element and applies Quadrants' identity padding at the
+/// end; `padding` checks the cases where the padding decides).
 fn want_of<T: Elem>(op: GroupOp, xs: &[T], cap: Capacity) -> T {
     reduce_tree(op, xs, cap.log256())
 }
@@ -169,6 +171,56 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
             }
         }
         check(&format!("n={n}"), &[a], &[reduce_tree(op, &xs, cap.log256())])?;
+    }
+    Ok(())
+}
+
+/// Where Quadrants' identity padding shows: a float min/max over NaNs only is NaN when
+/// `n = 256^D` (no padded lane in the block tree) and the identity otherwise; a float sum of
+/// `-0.0`s only is `-0.0` under the same condition. Multi-launch against the reference tree, and
+/// the forced single pass against multi-launch (forward-progress devices), at
+/// capacities 256 (`D = 1`), 1024 and `big` (`D = 2`; `big = 65 536` fills the tree).
+fn padding<T: Elem>(dev: &Device, big: usize) -> Outcome {
+    let nan = |i: usize| {
+        T::from_bits(
+            if T::TY.bits() == 64 { 0x7FF8_0000_0000_0000 } else { 0x7FC0_0000 }
+                | ((i as u64 % 2) << (T::TY.bits() - 1)),
+        )
+    };
+    let neg_zero = T::from_bits(1 << (T::TY.bits() - 1));
+    for max_n in [256usize, 1024, big] {
+        let cap = cap(max_n as u64, None)?;
+        for op in OPS {
+            let multi = program::<T>(dev, op, &opts(dev, Strategy::MultiLaunch), cap)?;
+            let single = match dev.info().forward_progress {
+                true => Some(program::<T>(dev, op, &opts(dev, Strategy::SinglePass), cap)?),
+                false => None,
+            };
+            let mut runs: Vec<(&str, Vec<T>)> = Vec::new();
+            if op == GroupOp::Add {
+                runs.push(("all -0.0", vec![neg_zero; max_n]));
+                runs.push(("all -0.0 but the last", vec![neg_zero; max_n - 1]));
+            } else {
+                runs.push(("all NaN", (0..max_n).map(nan).collect()));
+                runs.push(("all NaN but the last", (0..max_n - 1).map(nan).collect()));
+                let mut xs: Vec<T> = (0..max_n).map(nan).collect();
+                xs[max_n / 3] = neg_zero;
+                runs.push(("NaN and one -0.0", xs));
+            }
+            for (what, xs) in runs {
+                let what = format!("{} n = {} {what}", op.name(), xs.len());
+                let a = run_one(dev, &multi, &xs, cap)?;
+                check(&format!("multi-launch {what}"), &[a], &[reduce_tree(op, &xs, cap.log256())])?;
+                if let Some(single) = &single {
+                    let b = run_one(dev, single, &xs, cap)?;
+                    // bit for bit, but for a NaN's sign and payload (the back end's: the
+                    // interpreter keeps an operand's, PTX `min`/`max` return the canonical NaN)
+                    if !T::same(a, b) {
+                        return Err(format!("{what}: multi-launch {a:?}, single-pass {b:?}"));
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }

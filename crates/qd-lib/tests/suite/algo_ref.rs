@@ -14,8 +14,8 @@ use crate::elem::{mix, Elem};
 use qd_frontend::{BuildError, ProgramBuilder};
 use qd_lib::algorithms::{Options, Strategy, Target};
 use qd_mir::interp::ArgValue;
-use qd_mir::{GroupOp, Module};
-use qd_rt::{Device, RtError, RtErrorKind};
+use qd_mir::{GroupOp, Module, ProgramCheck};
+use qd_rt::{Device, DeviceArg, RtError, RtErrorKind};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -85,6 +85,63 @@ pub fn expect_check(r: Result<(), RtError>, param: &str) -> Result<(), String> {
         Err(e) => Err(format!("expected a program check on %{param}, got: {e}")),
         Ok(()) => Err(format!("expected a program check on %{param}, the program ran")),
     }
+}
+
+/// Runs program `m` resident on `dev` over `args` uploaded, but with parameter `b` bound to the
+/// very device buffer of parameter `a` (host arguments are always distinct buffers: aliasing
+/// exists only among resident ones), and expects the `ProgramCheck` of `check distinct %a, %b`
+/// naming `a`, made before any launch (`a`'s buffer unchanged).
+pub fn expect_aliased(dev: &Device, m: &Module, args: &[ArgValue], a: &str, b: &str) -> Result<(), String> {
+    let p = m.programs.first().ok_or("module without a program")?;
+    let (ia, ib) = match (p.param_index(a), p.param_index(b)) {
+        (Some(x), Some(y)) => (x, y),
+        _ => return Err(format!("no parameters %{a} and %{b}")),
+    };
+    let mut bufs = Vec::with_capacity(args.len());
+    for x in args {
+        bufs.push(match x {
+            ArgValue::Buffer(h) => Some(dev.upload(h).map_err(|e| format!("upload: {e}"))?),
+            ArgValue::Scalar(..) => None,
+        });
+    }
+    let mut argv = Vec::with_capacity(args.len());
+    for (i, x) in args.iter().enumerate() {
+        let j = if i == ib { ia } else { i };
+        argv.push(match (&bufs[j], x) {
+            (Some(d), _) => DeviceArg::Buffer(d),
+            (None, ArgValue::Scalar(t, v)) => DeviceArg::Scalar(*t, *v),
+            (None, ArgValue::Buffer(_)) => return Err("unreachable: a buffer without its upload".into()),
+        });
+    }
+    match dev.run_program_resident(m, p, &argv) {
+        Err(e)
+            if matches!(&e.kind, RtErrorKind::ProgramCheck { param } if param == a)
+                && e.to_string().contains(&format!("%{b}")) => {}
+        Err(e) => return Err(format!("%{b} bound to %{a}: expected a program check naming %{a}, got: {e}")),
+        Ok(()) => return Err(format!("%{b} bound to %{a}: the program ran")),
+    }
+    let (Some(d), ArgValue::Buffer(h)) = (&bufs[ia], &args[ia]) else {
+        return Err(format!("%{a} is not a buffer"));
+    };
+    let after = dev.download(d).map_err(|e| format!("download: {e}"))?;
+    if after.to_bits() != h.to_bits() {
+        return Err(format!("%{b} bound to %{a}: %{a} was written"));
+    }
+    Ok(())
+}
+
+/// The largest `check len` minimum of parameter `param` of the program of `m`.
+pub fn min_len(m: &Module, param: &str) -> Result<u64, String> {
+    let p = m.programs.first().ok_or("module without a program")?;
+    let i = p.param_index(param).ok_or_else(|| format!("no parameter %{param}"))?;
+    p.checks
+        .iter()
+        .filter_map(|c| match c {
+            ProgramCheck::MinLen { param, min, .. } if usize::from(*param) == i => Some(*min),
+            _ => None,
+        })
+        .max()
+        .ok_or_else(|| format!("no length check on %{param}"))
 }
 
 /// Expects a `ProgramStatus` error whose message names the live count.

@@ -5,8 +5,8 @@
 //! on CUDA only, and the error paths.
 
 use crate::algo_ref::{
-    build_prog, exclusive_ref, expect_build_error, expect_check, expect_status, input, opts, run_prog, run_raw,
-    small_runs, strategies, ty, Input,
+    build_prog, exclusive_ref, expect_aliased, expect_build_error, expect_check, expect_status, input, opts, run_prog,
+    run_raw, small_runs, strategies, ty, Input,
 };
 use crate::elem::Elem;
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -64,6 +64,7 @@ pub fn register(s: &mut Suite) {
     s.case("algo::exclusive_scan+reduce/two_calls_one_program", two_calls);
     s.case("algo::exclusive_scan/errors/short_scratch", short_scratch);
     s.case("algo::exclusive_scan/errors/live_count_out_of_range", out_of_range);
+    s.case("algo::exclusive_scan/errors/aliased_buffers", aliased);
     s.case("algo::exclusive_scan/errors/build", |_| build_errors());
 }
 
@@ -206,6 +207,20 @@ fn short_scratch(dev: &Device) -> Outcome {
     let mut a = args(&xs, 10, cap)?;
     a[1] = buf(&[0i64; 69_999]);
     expect_check(run_raw(dev, &m, &mut a), "out")
+}
+
+/// Resident runs with `out` (and `scratch`, of the same u32 type) bound to `arr`'s buffer: the
+/// program checks name `arr` before any launch, on both strategies.
+fn aliased(dev: &Device) -> Outcome {
+    let cap = Capacity::new(2000).map_err(|e| e.to_string())?;
+    for strategy in strategies(dev) {
+        let m = program::<u32>(dev, GroupOp::Add, &opts(dev, strategy), cap)?;
+        let xs: Vec<u32> = input(Input::Random, 2000, 4);
+        let a = args(&xs, 2000, cap)?;
+        expect_aliased(dev, &m, &a, "arr", "out").map_err(|e| format!("{strategy:?}: {e}"))?;
+        expect_aliased(dev, &m, &a, "arr", "scratch").map_err(|e| format!("{strategy:?}: {e}"))?;
+    }
+    Ok(())
 }
 
 fn out_of_range(dev: &Device) -> Outcome {

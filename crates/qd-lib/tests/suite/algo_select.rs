@@ -6,14 +6,16 @@
 //! error paths. Elements are raw bits (select copies them), so one reference serves every dtype:
 //! the selected elements in order, then `out`'s untouched tail, and the count.
 
-use crate::algo_ref::{build_prog, expect_build_error, expect_check, expect_status, opts, run_prog, run_raw, SMALL_NS};
+use crate::algo_ref::{
+    build_prog, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw, strategies, SMALL_NS,
+};
 use crate::elem::mix;
 use crate::harness::{check, read, Outcome, Suite};
 use qd_frontend::ProgramBuilder;
 use qd_lib::algorithms::{self, select_scratch_slots, Capacity, Elems, Options, Strategy};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::{Module, ScalarType};
-use qd_rt::Device;
+use qd_rt::{Device, DeviceKind};
 
 /// An element layout: one `(dtype, scalars per element)` per buffer, and whether it is a struct
 /// of several buffers.
@@ -42,6 +44,8 @@ pub fn register(s: &mut Suite) {
     let aos2 = Layout { fields: vec![(S::I32, 2)], soa: false };
     s.case("algo::select/aos2_i32/small_ns", move |dev| small(dev, &aos2, 9));
     s.case("algo::select/u32/big_ns_and_strategies", |dev| big(dev, &Layout::scalar(ScalarType::U32)));
+    s.case("algo::select/u32/over_specified_depth", over_specified);
+    s.case("algo::select/u32/n1000003_cuda_only", huge);
     s.case("algo::select/errors/short_scratch", short_scratch);
     s.case("algo::select/errors/live_count_out_of_range", out_of_range);
     s.case("algo::select/errors/build", |_| build_errors());
@@ -142,7 +146,26 @@ fn select_need(max_n: u64) -> usize {
 
 /// Runs one select and checks `out` (selected, then untouched) and `num_out`.
 fn run_check(dev: &Device, m: &Module, l: &Layout, cap: Capacity, n: usize, pattern: usize, what: &str) -> Outcome {
+    run_check_scratch(dev, m, l, cap, n, pattern, what, None)
+}
+
+/// [`run_check`] with a scratch of `scratch` elements (default: the formula's).
+#[allow(clippy::too_many_arguments)]
+fn run_check_scratch(
+    dev: &Device,
+    m: &Module,
+    l: &Layout,
+    cap: Capacity,
+    n: usize,
+    pattern: usize,
+    what: &str,
+    scratch: Option<u64>,
+) -> Outcome {
     let mut r = make_run(l, cap.max_n() as usize, n, n as i64, pattern, (n * 31 + pattern) as u64)?;
+    if let Some(len) = scratch {
+        let at = 2 * l.fields.len() + 2;
+        r.args[at] = ArgValue::Buffer(Buffer::from_bits(ScalarType::U32, vec![0xdead_beef; len as usize]));
+    }
     run_prog(dev, m, &mut r.args)?;
     let nf = l.fields.len();
     for j in 0..nf {
@@ -181,6 +204,40 @@ fn big(dev: &Device, l: &Layout) -> Outcome {
         let m = program(dev, l, &opts(dev, Strategy::SinglePass), cap)?;
         // 5 tiles of 1024 (the long look-back chains are covered by the scan family)
         run_check(dev, &m, l, cap, 5000, 0, "single-pass")?;
+    }
+    Ok(())
+}
+
+/// An over-specified `log256_max_n`: the scratch check asks for more than the formula (the
+/// partial levels the kernels write) and a scratch of exactly that is enough — the interpreter
+/// faults on any access past it.
+fn over_specified(dev: &Device) -> Outcome {
+    let l = Layout::scalar(ScalarType::U32);
+    for (max_n, d) in [(8u64, 3u32), (300, 4)] {
+        let cap = Capacity::with_log256(max_n, d).map_err(|e| e.to_string())?;
+        let m = program(dev, &l, &opts(dev, Strategy::MultiLaunch), cap)?;
+        let need = min_len(&m, "scratch")?;
+        if need <= select_scratch_slots(max_n) {
+            return Err(format!("max_n {max_n} D {d}: the check asks {need}, not above the formula"));
+        }
+        for (k, n) in [max_n as usize, 1, 0].into_iter().enumerate() {
+            run_check_scratch(dev, &m, &l, cap, n, k + 1, &format!("D={d}"), Some(need))?;
+        }
+    }
+    Ok(())
+}
+
+/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+fn huge(dev: &Device) -> Outcome {
+    if dev.info().kind != DeviceKind::Cuda {
+        return Ok(());
+    }
+    let l = Layout::scalar(ScalarType::U32);
+    let n = 1_000_003usize;
+    let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
+    for strategy in strategies(dev) {
+        let m = program(dev, &l, &opts(dev, strategy), cap)?;
+        run_check(dev, &m, &l, cap, n, 5, &format!("{strategy:?}"))?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! replayed at several live counts, multi-launch against onesweep bit for bit where the device
 //! has forward progress, the program checks and status, and the build errors.
 
+use crate::algo_ref::expect_aliased;
 use crate::block_basic::expect_err;
 use crate::elem::{mix, Elem};
 use crate::harness::{check, Outcome, Suite};
@@ -31,6 +32,23 @@ pub fn register(s: &mut Suite) {
             run_case(dev, &keys, vals, end_bit, n as u64, &[n], Strategy::MultiLaunch)
         });
     }
+    // Full-width key-value sorts at 65 537 (D = 3): every digit of u32 keys (multi-launch) and
+    // of f32 keys with the specials (Auto: onesweep where there is forward progress). About 2 s
+    // each on the interpreter: cpu:32 only among the interpreter widths.
+    s.case("algo::sort/big/u32/random/65537/full_width_kv (cpu: width 32 only)", |dev| {
+        if !full_width_runs_on(dev) {
+            return Ok(());
+        }
+        let keys = keys_of::<u32>("random", 65_537, 31);
+        run_case(dev, &keys, Some(index_values(65_537)), 32, 65_537, &[65_537], Strategy::MultiLaunch)
+    });
+    s.case("algo::sort/big/f32/random/65537/full_width_kv (cpu: width 32 only)", |dev| {
+        if !full_width_runs_on(dev) {
+            return Ok(());
+        }
+        let keys = keys_of::<f32>("random", 65_537, 32);
+        run_case(dev, &keys, Some(index_values(65_537)), 32, 65_537, &[65_537], Strategy::Auto)
+    });
     s.case("algo::sort/big/i64/random/65537/end_bit8", |dev| {
         let keys = keys_of::<i64>("random", 65_537, 7);
         run_case(dev, &keys, Some(index_values(65_537)), 8, 65_537, &[65_537], Strategy::MultiLaunch)
@@ -82,6 +100,12 @@ pub fn register(s: &mut Suite) {
     });
     s.case("algo::sort/errors/program", program_errors);
     s.case("algo::sort/errors/build", |_| build_errors());
+}
+
+/// The full-width big sorts run on every device but the interpreter at widths other than 32.
+fn full_width_runs_on(dev: &Device) -> bool {
+    let info = dev.info();
+    info.kind != DeviceKind::Cpu || info.subgroup_width == 32
 }
 
 /// Small live counts for dtype `K`, keys only and with an index payload, every input kind: one
@@ -414,8 +438,9 @@ fn vt_mask(vt: ScalarType) -> u64 {
     }
 }
 
-/// The runtime's checks: a short scratch (ProgramCheck naming it), `n > max_n` and `n < 0`
-/// (ProgramStatus; nothing written), `tmp_keys` bound to too short a buffer.
+/// The runtime's checks: a short scratch (ProgramCheck naming it), `keys` bound to too short a
+/// buffer, `n > max_n` and `n < 0` (ProgramStatus; nothing written), `tmp_keys`/`tmp_values`
+/// bound to the buffer of `keys`/`values` (ProgramCheck naming the latter).
 fn program_errors(dev: &Device) -> Outcome {
     let opts = options(dev, Strategy::Auto);
     let cap = Capacity::new(1000).map_err(|e| e.to_string())?;
@@ -448,7 +473,11 @@ fn program_errors(dev: &Device) -> Outcome {
             return Err(format!("n = {live}: keys or values were written"));
         }
     }
-    Ok(())
+    // Resident runs with `tmp_keys` bound to `keys`' buffer, `tmp_values` to `values`': the
+    // program checks name `keys` and `values` before any launch.
+    let a = args_for(ScalarType::F32, &keys, Some((ScalarType::I64, &vals)), slots, 1000);
+    expect_aliased(dev, &m, &a, "keys", "tmp_keys")?;
+    expect_aliased(dev, &m, &a, "values", "tmp_values")
 }
 
 /// Build errors at the caller's line.
