@@ -93,16 +93,6 @@ pub fn register(s: &mut Suite) {
         let n = 1_000_003;
         match dev.info().kind {
             DeviceKind::Cpu => return Ok(()),
-            // lavapipe at width 4 (LP_NATIVE_VECTOR_WIDTH=128) leaves the scatter of every tile
-            // from 2688 on unwritten (the interpreter at width 4 and lavapipe at 8 and 16 are
-            // right): an open defect, docs/algorithms.md "Known issues".
-            DeviceKind::Vulkan if dev.info().subgroup_width == 4 => {
-                eprintln!(
-                    "algo::sort/big/u32/1000003: skipped on {} at width 4 (known lavapipe defect)",
-                    dev.info().spec()
-                );
-                return Ok(());
-            }
             // lavapipe: about 2 s a million keys; the full-width u32 keys only.
             DeviceKind::Vulkan => {
                 let keys = keys_of::<u32>("random", n, 15);

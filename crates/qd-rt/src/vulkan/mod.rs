@@ -39,8 +39,18 @@ use std::time::Duration;
 pub(crate) use spirv::Compiled;
 
 /// The grid of `grid(saturating)` on a GPU: 4 blocks per unit, with this many units (Vulkan has
-/// no portable count of compute units). On a CPU device the unit count is the host's threads.
+/// no portable count of compute units). On a CPU device the unit count is the host's threads,
+/// at least [`CPU_MIN_SATURATING_UNITS`].
 const GPU_SATURATING_UNITS: u32 = 32;
+
+/// The least unit count of a CPU device's saturating grid (256 blocks). llvmpipe, under
+/// lavapipe, ends every loop of a shader invocation after 65,535 iterations counted over all its
+/// loops together (`LP_MAX_TGSI_LOOP_ITERATIONS`, an infinite-loop guard) and carries on with
+/// wrong results. A grid-stride kernel on a grid of 4 blocks per host thread makes each
+/// invocation loop over `tiles / (4 × threads)` tiles, and a million-key sort's scatter (about
+/// 195 inner-loop trips per tile at width 4) crossed the limit at 2 threads; 256 blocks keep an
+/// invocation's trips 32× fewer.
+const CPU_MIN_SATURATING_UNITS: u32 = 64;
 
 /// A kernel ready to launch: its pipeline and how its parameters reach it.
 pub(crate) struct Kernel {
@@ -131,7 +141,7 @@ pub(crate) fn open(ordinal: usize) -> Result<(VulkanDevice, DeviceInfo), RtError
         )));
     }
     let units = if p.is_cpu() {
-        std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32).max(CPU_MIN_SATURATING_UNITS)
     } else {
         GPU_SATURATING_UNITS
     };
