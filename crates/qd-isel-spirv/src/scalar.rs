@@ -143,7 +143,7 @@ fn plus_zero_operand(lw: &Lower<'_>, op: BinOp, t: ScalarType, a: qd_mir::Value,
 /// unchanged), with integer ops a driver cannot fold away.
 fn minus_zero_to_plus(lw: &mut Lower<'_>, t: ScalarType, x: u32) -> Result<u32, CompileError> {
     let ty = lw.ty(t)?;
-    let (ut, _, sign) = bits_of(lw, t);
+    let (ut, _, sign) = bits_of(lw, t)?;
     let bits = lw.e.op(Op::Bitcast, ut, &[x]);
     let us = if t == ScalarType::F32 { ScalarType::U32 } else { ScalarType::U64 };
     let neg0 = lw.c(us, sign)?;
@@ -206,7 +206,7 @@ fn fma_exact(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32, c: u32) -> Resul
 /// `x / ±inf` is a signed zero (NaN for `inf / inf` and a NaN `x`).
 fn fdiv(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32) -> Result<u32, CompileError> {
     let ty = lw.ty(t)?;
-    let (ut, _, sign) = bits_of(lw, t);
+    let (ut, _, sign) = bits_of(lw, t)?;
     let us = if t == ScalarType::F32 { ScalarType::U32 } else { ScalarType::U64 };
     let bt = lw.bool_ty();
     let q = exact(lw, Op::FDiv, ty, a, b);
@@ -248,11 +248,16 @@ pub(crate) fn exact(lw: &mut Lower<'_>, op: Op, t: u32, a: u32, b: u32) -> u32 {
     d
 }
 
-/// The unsigned integer type of a float's width and the sign bit.
-fn bits_of(lw: &mut Lower<'_>, t: ScalarType) -> (u32, u32, u64) {
+/// The unsigned integer type of a float's width and the sign bit; for f64 this is a 64-bit
+/// integer, which needs `Int64` (checked here: the error names the type).
+fn bits_of(lw: &mut Lower<'_>, t: ScalarType) -> Result<(u32, u32, u64), CompileError> {
     let w = t.bits();
+    if w == 64 {
+        let why = "64-bit integers (shaderInt64) for the sign and payload bits of f64";
+        lw.need(Capability::Int64, lw.opts.caps.int64, why, Some(t))?;
+    }
     let u = lw.int_ty(w);
-    (u, w, 1u64 << (w - 1))
+    Ok((u, w, 1u64 << (w - 1)))
 }
 
 /// `a op b` on scalars of type `t`.
@@ -289,7 +294,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u3
                 let bn = lw.e.op(Op::IsNan, bt, &[b]);
                 let r1 = lw.e.op(Op::Select, ty, &[bn, a, r0]);
                 let eq = lw.e.op(Op::FOrdEqual, bt, &[a, b]);
-                let (u, _, _) = bits_of(lw, t);
+                let (u, _, _) = bits_of(lw, t)?;
                 let (ia, ib) = (lw.e.op(Op::Bitcast, u, &[a]), lw.e.op(Op::Bitcast, u, &[b]));
                 let z = lw.e.op(if is_min { Op::BitwiseOr } else { Op::BitwiseAnd }, u, &[ia, ib]);
                 let zf = lw.e.op(Op::Bitcast, ty, &[z]);
@@ -366,7 +371,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u3
 fn fmod(lw: &mut Lower<'_>, t: ScalarType, x: u32, y: u32) -> Result<u32, CompileError> {
     let ty = lw.ty(t)?;
     let bt = lw.bool_ty();
-    let (u, _, sign) = bits_of(lw, t);
+    let (u, _, sign) = bits_of(lw, t)?;
     let cf = |lw: &mut Lower<'_>, v: f64| -> Result<u32, CompileError> {
         let bits = if t == ScalarType::F32 { u64::from((v as f32).to_bits()) } else { v.to_bits() };
         lw.c(t, bits)
@@ -423,7 +428,7 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
         (_, ScalarType::Bool) => return Err(lw.err(Some(t), "not defined on bool")),
         // Floats: on the sign bit alone (the MIR flips or clears the sign of NaNs too).
         (UnOp::Neg | UnOp::Abs, ScalarType::F32 | ScalarType::F64) => {
-            let (u, w, sign) = bits_of(lw, t);
+            let (u, w, sign) = bits_of(lw, t)?;
             let x = lw.e.op(Op::Bitcast, u, &[a]);
             let r = if op == UnOp::Neg {
                 let s = lw.e.constant(u, w, sign);

@@ -125,3 +125,31 @@ fn spirv_val_accepts_every_module() {
     eprintln!("spirv-val: {} of {total} modules accepted", total - fails.len());
     assert!(fails.is_empty(), "spirv-val rejected {} module(s):\n{}", fails.len(), fails.join("\n"));
 }
+
+/// f64 `min`/`max` (signed zeros ordered through the sign bit), `neg` and `abs` work on the
+/// 64-bit integer bits of the value: the module declares `Int64` (spirv-val rejected qd-lib's f64
+/// min/max scan kernels without it), and a device without `shaderInt64` gets a compile error
+/// naming f64 instead of an invalid module.
+#[test]
+fn f64_sign_bit_ops_declare_int64() {
+    let src = "kernel @k(%a: ptr<global, f64>) block(8, 1, 1) grid(1, 1, 1) {\n  %0 = thread_id x : u32\n  \
+               %1 = ptr.offset %a, %0 : ptr<global, f64>\n  %2 = load %1 : f64\n  %3 = neg %2 : f64\n  \
+               %4 = max %2, %3 : f64\n  %5 = min %4, %2 : f64\n  %6 = abs %5 : f64\n  store %1, %6\n  return\n}\n";
+    let m = qd_mir::parse_module(src).expect("parses");
+    let f = &m.kernels[0];
+    let k = compile_kernel(f, &SpirvOptions::new(TargetEnv::Vulkan1_1, caps(8))).expect("compiles");
+    let text = qd_isel_spirv::disassemble(&k.words);
+    assert!(text.contains("OpCapability Int64"), "{text}");
+    if let Some(val) = spirv_val() {
+        let file = std::env::temp_dir().join(format!("qd-f64-int64-{}.spv", std::process::id()));
+        let bytes: Vec<u8> = k.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&file, bytes).expect("write");
+        let out = Command::new(&val).arg("--target-env").arg("vulkan1.1").arg(&file).output().expect("runs");
+        let _ = std::fs::remove_file(&file);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let no_int64 = DeviceCaps { int64: false, ..caps(8) };
+    let e = compile_kernel(f, &SpirvOptions::new(TargetEnv::Vulkan1_1, no_int64)).expect_err("needs Int64");
+    let msg = e.to_string();
+    assert!(msg.contains("shaderInt64") && msg.contains("f64"), "{msg}");
+}
