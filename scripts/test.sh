@@ -110,6 +110,37 @@ if grep -q 'test result: FAILED' /tmp/qd-test.log; then
   exit 1
 fi
 
+# The qd-lib device-wide algorithms' kernels (width 32, as the suite builds them for cpu:32)
+# through both independent oracles: ptxas (sm_90 with CUDA 13, sm_70 with CUDA 12) and spirv-val
+# (vulkan1.1). The suite runs them on the interpreter and lavapipe; this checks the PTX and the
+# SPIR-V text themselves, which a lenient driver may accept when it should not.
+step "qd-lib algorithm kernels: ptxas and spirv-val"
+libdump="$PWD/target/qd-lib-algo-kernels"
+rm -rf "$libdump" && mkdir -p "$libdump"
+QD_LIB_DUMP="$libdump" QD_TEST_DEVICES=cpu:32 cargo test --quiet -p qd-lib --test suite -- algo:: >/dev/null
+cargo build --quiet -p qdc
+qdc="$PWD/target/debug/qdc"
+ok=0
+bad=0
+for f in "$libdump"/*.qdm; do
+  if { [ ! -x "$ptxas13" ] || { "$qdc" compile "$f" --target sm_90 -o "$libdump/k90.ptx" >/dev/null \
+         && "$ptxas13" -arch=sm_90 "$libdump/k90.ptx" -o /dev/null; }; } \
+     && { [ ! -x "$ptxas12" ] || { "$qdc" compile "$f" --target sm_70 -o "$libdump/k70.ptx" >/dev/null \
+         && "$ptxas12" -arch=sm_70 "$libdump/k70.ptx" -o /dev/null; }; } \
+     && { ! command -v spirv-val >/dev/null 2>&1 || { "$qdc" compile "$f" --target vulkan1.1 --emit spv \
+         --subgroup-size 32 -o "$libdump/k.spv" >/dev/null && spirv-val --target-env vulkan1.1 "$libdump/k.spv"; }; }; then
+    ok=$((ok + 1))
+  else
+    bad=$((bad + 1))
+    echo "REJECTED: $f"
+  fi
+done
+echo "qd-lib algorithm kernels: $ok accepted, $bad rejected (ptxas sm_90/sm_70, spirv-val vulkan1.1)"
+if [ "$bad" -ne 0 ] || [ "$ok" -eq 0 ]; then
+  exit 1
+fi
+echo "test result: ok. $ok passed; 0 failed (qd-lib algorithm kernels through ptxas and spirv-val)" >> /tmp/qd-test.log
+
 # lavapipe's subgroup size is read once, when the driver loads: 4, 8 and 16 come from
 # LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 in separate processes. The corpus (and qd-rt's vulkan
 # tests) run again under each; a width the CPU cannot give is reported as skipped with the reason.
