@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use qd_frontend::ScalarType;
 use qd_lib::algorithms::{Capacity, Options, Strategy, Target};
 use qd_mir::interp::Buffer;
-use qd_mir::{Module, ProgramCheck, Type};
+use qd_mir::{Module, Type};
 use qd_rt::{Device, DeviceArg, DeviceBuffer};
 use qdc::algo::{build, Algo, AlgoSpec, Combine};
 
@@ -69,16 +69,7 @@ fn buffers(dev: &Device, m: &Module, n: u64) -> Vec<(String, DeviceBuffer, Buffe
         .enumerate()
         .map(|(i, q)| {
             let Type::Ptr(_, elem) = q.ty else { panic!("algorithm programs take buffers only") };
-            let len = p
-                .checks
-                .iter()
-                .filter_map(|c| match c {
-                    ProgramCheck::MinLen { param, min, .. } if usize::from(*param) == i => Some(*min),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(1)
-                .max(1) as usize;
+            let len = p.min_len(i).max(1) as usize;
             let host = input(&q.name, elem, len, n);
             let d = dev.upload(&host).expect("upload");
             (q.name.clone(), d, host)

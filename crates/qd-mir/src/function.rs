@@ -426,6 +426,18 @@ impl Program {
         Ok(())
     }
 
+    /// The least length its `check len` checks ask of parameter `param` (0 when none does).
+    pub fn min_len(&self, param: usize) -> u64 {
+        self.checks
+            .iter()
+            .filter_map(|c| match c {
+                ProgramCheck::MinLen { param: p, min, .. } if usize::from(*p) == param => Some(*min),
+                ProgramCheck::MinLen { .. } | ProgramCheck::Distinct { .. } => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The error message for a final status word `value` (`None` when it is 0 or the program has
     /// no status): every set bit's message, in bit order.
     pub fn status_message(&self, value: u32) -> Option<String> {

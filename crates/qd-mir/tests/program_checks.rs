@@ -59,6 +59,7 @@ fn status_and_checks() {
     );
     assert!(text.contains("  check len %data >= 8 \"max_n\"\n  check distinct %data, %other\n"), "{text}");
     let p = &m.programs[0];
+    assert_eq!((p.min_len(0), p.min_len(1), p.min_len(2)), (0, 8, 0), "lengths the checks ask for");
     let cfg = RunConfig { subgroup_size: 32, ..RunConfig::default() };
 
     // Every check holds and n is within capacity: the kernel runs.

@@ -9,7 +9,7 @@
 
 use qd_frontend::{BuildError, ProgramArg, ProgramBuilder, ScalarType};
 use qd_lib::algorithms::{self as alg, Capacity, Elems, Options, Strategy, Target};
-use qd_mir::{Module, ProgramCheck};
+use qd_mir::Module;
 
 /// The algorithms `qdc algo` knows, with their names on the command line.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -100,15 +100,6 @@ pub struct AlgoSpec {
     pub opts: Options,
 }
 
-/// Scratch element type of reduce and scan: u32 for 4-byte data, u64 for 8-byte.
-fn wide_scratch(t: ScalarType) -> ScalarType {
-    if t.bytes() == 8 {
-        ScalarType::U64
-    } else {
-        ScalarType::U32
-    }
-}
-
 /// Builds the program of `spec` into a module (the program and its kernels).
 pub fn build(spec: &AlgoSpec) -> Result<Module, BuildError> {
     let name = spec.algo.program_name();
@@ -118,7 +109,7 @@ pub fn build(spec: &AlgoSpec) -> Result<Module, BuildError> {
     match spec.algo {
         Algo::Reduce(op) => {
             let (arr, out) = (pb.buffer("arr", t), pb.buffer("out", t));
-            let scratch = pb.buffer("scratch", wide_scratch(t));
+            let scratch = pb.buffer("scratch", alg::scratch_type(t));
             let n = pb.buffer("n", ScalarType::I32);
             let f = match op {
                 Combine::Add => alg::reduce_add,
@@ -129,7 +120,7 @@ pub fn build(spec: &AlgoSpec) -> Result<Module, BuildError> {
         }
         Algo::Scan(op) => {
             let (arr, out) = (pb.buffer("arr", t), pb.buffer("out", t));
-            let scratch = pb.buffer("scratch", wide_scratch(t));
+            let scratch = pb.buffer("scratch", alg::scratch_type(t));
             let n = pb.buffer("n", ScalarType::I32);
             let f = match op {
                 Combine::Add => alg::exclusive_scan_add,
@@ -180,16 +171,7 @@ pub fn arg_flags(m: &Module) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(i, q)| {
-            let min = p
-                .checks
-                .iter()
-                .filter_map(|c| match c {
-                    ProgramCheck::MinLen { param, min, .. } if usize::from(*param) == i => Some(*min),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(1)
-                .max(1);
+            let min = p.min_len(i).max(1);
             let elem = match q.ty {
                 qd_mir::Type::Ptr(_, e) => e.to_string(),
                 t => t.to_string(),

@@ -29,13 +29,24 @@ pub(crate) fn dtype_in(
     }
 }
 
-/// The scratch element type that stages values of `ty` (Quadrants: u32 for 4-byte dtypes, u64
-/// for 8-byte ones).
-pub(crate) fn scratch_type(ty: ScalarType) -> ScalarType {
+/// The scratch element type that stages values of `ty` in reduce and scan (Quadrants: u32 for
+/// 4-byte dtypes, u64 for 8-byte ones).
+pub fn scratch_type(ty: ScalarType) -> ScalarType {
     if ty.bits() > 32 {
         ScalarType::U64
     } else {
         ScalarType::U32
+    }
+}
+
+/// The scratch a call checks for: Quadrants' `formula` (the helper call `helper`, e.g.
+/// `select_scratch_slots(1000)`), or `footprint` — where the partial levels of an over-specified
+/// depth `d` end — when that is larger; with the text the check error shows.
+pub(crate) fn scratch_need(helper: String, formula: u64, footprint: u64, d: u32) -> (u64, String) {
+    if footprint > formula {
+        (footprint, format!("{helper} = {formula}, plus the partials of log256_max_n = {d}: {footprint}"))
+    } else {
+        (formula, helper)
     }
 }
 

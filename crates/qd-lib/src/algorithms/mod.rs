@@ -40,6 +40,7 @@ mod sort_onesweep;
 mod sort_rank;
 pub use sort::sort;
 
+pub use args::scratch_type;
 pub use reduce::{reduce_add, reduce_max, reduce_min};
 pub use reduce_by_key::reduce_by_key_add;
 pub use scan::{exclusive_scan_add, exclusive_scan_max, exclusive_scan_min};

@@ -18,7 +18,7 @@
 //! (Quadrants reads `keys[-1]`), and the scratch check covers an over-specified
 //! `log256_max_n`.
 
-use super::args::{dtype_in, need_data, need_distinct, need_len};
+use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_need};
 use super::common::{buffer_elem, live_count, phase_kernel, single_pass, Call};
 use super::lookback;
 use super::select::for_elems;
@@ -128,16 +128,7 @@ fn rbk_need(cap: Capacity) -> (u64, String) {
     let formula = reduce_by_key_scratch_slots(max_n);
     let d = cap.log256();
     let foot = inplace_footprint(Span::root(Len::Zero, Len::N), d - 1, max_n);
-    if foot > formula {
-        (
-            foot,
-            format!(
-                "reduce_by_key_scratch_slots({max_n}) = {formula}, plus the partials of log256_max_n = {d}: {foot}"
-            ),
-        )
-    } else {
-        (formula, format!("reduce_by_key_scratch_slots({max_n})"))
-    }
+    scratch_need(format!("reduce_by_key_scratch_slots({max_n})"), formula, foot, d)
 }
 
 /// Reduce-by-key with add — Quadrants `qd.algorithms.reduce_by_key_add(keys_in, values_in,

@@ -13,7 +13,7 @@
 //! `num_out[0] = 0` (Quadrants reads `idx[-1]`), and the scratch check covers an over-specified
 //! `log256_max_n` (the formula counts the natural depth's partial levels only).
 
-use super::args::{need_data, need_distinct, need_len};
+use super::args::{need_data, need_distinct, need_len, scratch_need};
 use super::common::{buffer_elem, live_count, phase_kernel, single_pass, Call};
 use super::lookback;
 use super::staircase::{emit_scan, finish_phase, inplace_footprint, Io, Len, ScanOp, Span};
@@ -217,11 +217,7 @@ pub(crate) fn select_need(cap: Capacity) -> (u64, String) {
     let formula = select_scratch_slots(max_n);
     let d = cap.log256();
     let foot = if d >= 2 { inplace_footprint(Span::root(Len::N, Len::Tiles), d - 2, max_n) } else { max_n };
-    if foot > formula {
-        (foot, format!("select_scratch_slots({max_n}) = {formula}, plus the partials of log256_max_n = {d}: {foot}"))
-    } else {
-        (formula, format!("select_scratch_slots({max_n})"))
-    }
+    scratch_need(format!("select_scratch_slots({max_n})"), formula, foot, d)
 }
 
 /// Stream compaction — Quadrants `qd.algorithms.select(arr, flags, out, num_out, scratch, n,

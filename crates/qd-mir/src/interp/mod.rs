@@ -242,25 +242,11 @@ impl Fault {
 
 /// Runs a kernel. `args` has one entry per parameter; buffers are updated in place.
 pub fn run_kernel(f: &Function, cfg: &RunConfig, args: &mut [ArgValue]) -> Result<RunStats, InterpError> {
-    let err = |m: String| InterpError::new(&f.name, m);
     if args.len() != f.params.len() {
-        return Err(err(format!("expects {} argument(s), got {}", f.params.len(), args.len())));
+        return Err(InterpError::new(&f.name, format!("expects {} argument(s), got {}", f.params.len(), args.len())));
     }
-    let mut scalars = Vec::with_capacity(args.len());
-    for (i, (p, a)) in f.params.iter().zip(args.iter()).enumerate() {
-        scalars.push(check_arg(p.ty, a).map_err(|m| err(format!("argument {i} (%{}): {m}", p.name)))?);
-    }
-    let slots: Vec<Option<&mut Buffer>> = args
-        .iter_mut()
-        .map(|a| match a {
-            ArgValue::Buffer(b) => Some(b),
-            ArgValue::Scalar(..) => None,
-        })
-        .collect();
-    let param_slot = (0..f.params.len()).map(|i| scalars[i].is_none().then_some(i)).collect();
-    let mut cnt = Counters { steps: 0, limit: cfg.step_limit, blocks: 0, barriers: 0 };
-    launch(f, cfg, cfg.grid, cfg.block, slots, param_slot, &scalars, &mut cnt)?;
-    Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
+    let bind: Vec<usize> = (0..args.len()).collect();
+    run_kernel_shared(f, cfg, args, &bind)
 }
 
 /// Runs a kernel whose parameters may share buffers: `bind[i]` is the index in `args` of the
