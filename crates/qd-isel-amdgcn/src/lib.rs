@@ -1,16 +1,260 @@
 //! `qd-isel-amdgcn`: AMDGCN machine code for gfx90a, gfx942 and gfx1100, with no LLVM.
 //!
-//! Today this crate holds the machine-code half of the AMD back end, independent of MIR:
+//! - [`compile_kernel`] selects instructions for a verified MIR kernel (`lower`: uniform values
+//!   in SGPRs, varying ones in VGPRs, structured control flow on the EXEC mask), allocates
+//!   registers with regalloc2 (`vcode`, `regalloc`), emits the final instructions (`emit`) with
+//!   memory waits (`waitcnt`) and hazard wait states (`hazard`), encodes them and writes an HSA
+//!   code object (`code_object`);
 //! - [`target`]: the architectures and wave sizes;
 //! - [`isa`]: the instruction table, operands, encoder, decoder, printer and assembler parser;
+//! - [`sim`]: the wave simulator that runs the code objects here;
+//! - [`abi`]: the kernarg layout and entry registers.
 //!
-//! Later issues add MIR instruction selection, register allocation and the shuffle selector.
+//! See `docs/amdgcn.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod code_object;
+mod emit;
+mod hazard;
 pub mod isa;
+mod lower;
+mod regalloc;
+pub mod runner;
 pub mod sim;
 pub mod target;
+pub mod vcode;
+mod waitcnt;
+
+use std::fmt;
+
+use qd_mir::types::ScalarType;
+use qd_mir::{Function, Inst};
 
 pub use target::{Arch, Family, Target, WaveSize};
+
+use abi::KernargLayout;
+use code_object::{CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
+
+/// What to compile for, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmdgcnOptions {
+    /// Architecture and wave size.
+    pub target: Target,
+    /// VGPRs the kernel may use in all (occupancy budget; spills beyond). At most 256.
+    pub max_vgprs: u32,
+    /// SGPRs the kernel may use in all (at most the architecture's addressable count).
+    pub max_sgprs: u32,
+    /// Run regalloc2's SSA validator and checker on the allocation (tests turn this on).
+    pub check_regalloc: bool,
+}
+
+impl AmdgcnOptions {
+    /// Defaults for a target: the whole register file, no checker.
+    pub fn new(target: Target) -> AmdgcnOptions {
+        AmdgcnOptions { target, max_vgprs: 256, max_sgprs: 104, check_regalloc: false }
+    }
+}
+
+/// Why a kernel cannot be compiled: the target, and the op and type when one is to blame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// The target (`gfx942`, `gfx1100 (wave32)`).
+    pub target: String,
+    /// The MIR op, if one is to blame.
+    pub op: Option<String>,
+    /// The type it was used at.
+    pub ty: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl CompileError {
+    /// An error about the kernel as a whole.
+    pub fn new(target: Target, message: impl Into<String>) -> CompileError {
+        CompileError { target: target.to_string(), op: None, ty: None, message: message.into() }
+    }
+
+    /// An error naming an op and type.
+    pub fn op(target: Target, op: &str, ty: Option<String>, message: impl Into<String>) -> CompileError {
+        CompileError { target: target.to_string(), op: Some(op.to_string()), ty, message: message.into() }
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot compile for {}", self.target)?;
+        if let Some(op) = &self.op {
+            write!(f, ": `{op}`")?;
+            if let Some(ty) = &self.ty {
+                write!(f, " on {ty}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// A compiled kernel.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The kernel's name.
+    pub name: String,
+    /// Target.
+    pub target: Target,
+    /// The final instructions at their byte offsets.
+    pub insts: Vec<(u32, isa::Inst)>,
+    /// MIR source line per instruction (0 = none), parallel to `insts`.
+    pub lines: Vec<u32>,
+    /// The encoded `.text` of the kernel.
+    pub code: Vec<u8>,
+    /// The HSA code object (ELF) holding it.
+    pub code_object: Vec<u8>,
+    /// The resources written into the descriptor.
+    pub resources: KernelResources,
+    /// The kernarg layout.
+    pub kernarg: KernargLayout,
+    /// Spill bytes each lane needs in the spill area (0: no spills).
+    pub spill_bytes_per_lane: u32,
+    /// The block size the kernel was compiled for.
+    pub block: [u32; 3],
+    /// The VCode before register allocation (for `qdc compile --emit vcode`).
+    pub vcode: String,
+}
+
+impl CompiledKernel {
+    /// The assembly listing: one instruction per line with its offset and encoding.
+    pub fn asm(&self) -> String {
+        let mut s = String::new();
+        for (k, (off, inst)) in self.insts.iter().enumerate() {
+            let end = self.insts.get(k + 1).map_or(self.code.len() as u32, |x| x.0);
+            let words: Vec<String> = self.code[*off as usize..end as usize]
+                .chunks(4)
+                .map(|w| format!("{:08x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+                .collect();
+            let text = inst.display(self.target).to_string();
+            s.push_str(&format!("  {text:<48} // {off:06x}: {}\n", words.join(" ")));
+        }
+        s
+    }
+
+    /// The simulator's view of the kernel.
+    pub fn sim_program(&self) -> sim::Program {
+        let mut setup = sim::KernelSetup::new(self.target);
+        setup.user_sgprs = sim::SimUserSgprs::kernarg_only();
+        setup.workgroup_id = self.resources.workgroup_id;
+        setup.workitem_id_dims = self.resources.workitem_id_dims;
+        setup.group_segment_size = self.resources.group_segment_size;
+        setup.next_free_vgpr = self.resources.next_free_vgpr;
+        setup.next_free_sgpr = self.resources.next_free_sgpr;
+        sim::Program { setup, insts: self.insts.clone() }
+    }
+}
+
+/// Compiles a kernel with no source lines.
+pub fn compile_kernel(f: &Function, opts: &AmdgcnOptions) -> Result<CompiledKernel, CompileError> {
+    compile_kernel_with_lines(f, opts, &|_| None)
+}
+
+/// Compiles a kernel; `lines` gives the MIR source line of an instruction (the `.qdm` line or the
+/// builder's caller), which the DWARF line table records.
+pub fn compile_kernel_with_lines(
+    f: &Function,
+    opts: &AmdgcnOptions,
+    lines: &dyn Fn(Inst) -> Option<u32>,
+) -> Result<CompiledKernel, CompileError> {
+    let target = opts.target;
+    if Target::new(target.arch, target.wave).is_none() {
+        return Err(CompileError::new(target, format!("{} cannot run {:?}", target.arch, target.wave)));
+    }
+    if let Err(e) = qd_mir::verify::verify_function(f) {
+        return Err(CompileError::new(target, format!("the kernel does not verify:\n{}", e.render(f))));
+    }
+    if let Some(w) = f.launch.subgroup_size.filter(|&w| w != target.wave.lanes()) {
+        return Err(CompileError::new(
+            target,
+            format!(
+                "kernel @{} was built for subgroup({w}); this target's wave has {} lanes",
+                f.name,
+                target.wave.lanes()
+            ),
+        ));
+    }
+    let block = f.launch.block;
+    let threads = block.iter().product::<u32>();
+    if threads == 0 || threads > 1024 || block.iter().any(|&b| b > 1024) {
+        return Err(CompileError::new(target, format!("block size {block:?} is not 1..=1024 work-items")));
+    }
+    let kernarg = KernargLayout::new(f);
+    let mut cx = lower::Lower::new(f, opts, kernarg.clone(), lines);
+    // LDS layout: shared arrays in declaration order, each aligned to its element size.
+    let mut lds = 0u32;
+    for (s, data) in f.shared.iter() {
+        let size = lower::memory::elem_bytes(data.elem).max(1);
+        let start = lds.next_multiple_of(size.max(4));
+        cx.shared_offsets[s] = start;
+        lds = start + size * data.len;
+    }
+    cx.lds_bytes = lds;
+    cx.entry();
+    cx.lower_region(f.body)?;
+    let lds = cx.lds_bytes;
+    if lds > 65536 {
+        return Err(CompileError::new(
+            target,
+            format!("the kernel needs {lds} bytes of shared memory; {} has 65536 per workgroup", target.arch),
+        ));
+    }
+    let mut vcode = cx.vcode;
+    vcode.split_critical_edges();
+    let vcode_text = vcode.to_string();
+    let budget = regalloc::Budget::new(target, opts.max_vgprs, opts.max_sgprs);
+    let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc).map_err(|m| CompileError::new(target, m))?;
+    let spill_abi =
+        emit::SpillAbi { spill_ptr_offset: kernarg.spill_ptr_offset, grid_offset: kernarg.grid_offset, block };
+    let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
+    waitcnt::insert_waits(&mut em, target);
+    hazard::insert_nops(&mut em, target).map_err(|m| CompileError::new(target, m))?;
+    emit::resolve_branches(&mut em, target).map_err(|m| CompileError::new(target, m))?;
+    let mut code = Vec::new();
+    let mut insts = Vec::with_capacity(em.insts.len());
+    for i in &em.insts {
+        let at = code.len() as u32;
+        isa::encode(i, target, &mut code).map_err(|e| CompileError::new(target, format!("internal: {e}")))?;
+        insts.push((at, *i));
+    }
+    let layout = em.layout;
+    let resources = KernelResources {
+        next_free_vgpr: layout.next_free_vgpr.max(1),
+        next_free_sgpr: layout.next_free_sgpr,
+        uses_vcc: true,
+        group_segment_size: lds,
+        private_segment_size: 0,
+        kernarg_size: kernarg.size,
+        user_sgprs: UserSgprs { kernarg_segment_ptr: true, ..UserSgprs::default() },
+        workgroup_id: [true, true, true],
+        workitem_id_dims: 3,
+        max_flat_workgroup_size: threads,
+        f32_denormals: true,
+    };
+    resources.check(target).map_err(|m| CompileError::new(target, m))?;
+    let kc = KernelCode { name: f.name.clone(), code: code.clone(), resources, args: kernarg.args.clone() };
+    let code_object = code_object::write_code_object(&CodeObjectConfig::new(target), &[kc])
+        .map_err(|e| CompileError::new(target, format!("internal: {e}")))?;
+    let _ = ScalarType::Bool;
+    Ok(CompiledKernel {
+        name: f.name.clone(),
+        target,
+        insts,
+        lines: em.lines,
+        code,
+        code_object,
+        resources,
+        spill_bytes_per_lane: layout.spill_slots * 4,
+        kernarg,
+        block,
+        vcode: vcode_text,
+    })
+}

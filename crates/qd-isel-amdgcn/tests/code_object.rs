@@ -189,6 +189,7 @@ proptest! {
             workgroup_id: [wg & 1 != 0, wg & 2 != 0, wg & 4 != 0],
             workitem_id_dims: dims,
             max_flat_workgroup_size: 256,
+            f32_denormals: vcc,
         };
         let kd = KernelDescriptor::from_resources(target, &res);
         prop_assert_eq!(KernelDescriptor::decode(&kd.encode()), kd.clone());

@@ -260,6 +260,7 @@ fn kernel_strategy() -> impl Strategy<Value = qd_isel_amdgcn::code_object::Kerne
                 workgroup_id: [wg & 1 != 0, wg & 2 != 0, wg & 4 != 0],
                 workitem_id_dims: dims,
                 max_flat_workgroup_size: maxwg,
+                f32_denormals: false,
             },
             args,
         })

@@ -129,6 +129,7 @@ pub fn resources(insts: &[Inst], lds: u32, kernarg_size: u32, workgroup_size: u3
         workgroup_id: [true, true, true],
         workitem_id_dims: 3,
         max_flat_workgroup_size: workgroup_size,
+        f32_denormals: false,
     }
 }
 

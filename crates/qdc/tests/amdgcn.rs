@@ -359,6 +359,7 @@ fn asm_then_disasm_gives_back_the_canonical_program_on_every_target() {
             workgroup_id: [true, true, true],
             workitem_id_dims: 3,
             max_flat_workgroup_size: 1024,
+            f32_denormals: false,
         };
         let mut want_kd = KernelDescriptor::from_resources(target, &want_res);
         want_kd.kernel_code_entry_byte_offset = k.descriptor.kernel_code_entry_byte_offset;

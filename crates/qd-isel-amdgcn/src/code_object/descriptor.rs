@@ -551,6 +551,7 @@ impl KernelDescriptor {
             granulated_workitem_vgpr_count: (granulated_vgpr_count(target, res.next_free_vgpr) & 0x3f) as u8,
             granulated_wavefront_sgpr_count: (granulated_sgpr_count(arch, res.next_free_sgpr.saturating_add(extras))
                 & 0xf) as u8,
+            float_denorm_mode_32: if res.f32_denormals { 3 } else { 0 },
             float_denorm_mode_16_64: 3,
             enable_dx10_clamp: true,
             enable_ieee_mode: true,

@@ -166,6 +166,9 @@ pub struct KernelResources {
     pub workitem_id_dims: u8,
     /// The largest workgroup (work-items) the kernel may be launched with.
     pub max_flat_workgroup_size: u32,
+    /// Keep f32 denormals (FLOAT_DENORM_MODE_32 = 3, IEEE semantics as MIR needs); `false` is
+    /// the assembler default (flush).
+    pub f32_denormals: bool,
 }
 
 impl Default for KernelResources {
@@ -183,6 +186,7 @@ impl Default for KernelResources {
             workgroup_id: [true, false, false],
             workitem_id_dims: 1,
             max_flat_workgroup_size: 1024,
+            f32_denormals: false,
         }
     }
 }

@@ -20,15 +20,15 @@
 //! instructions by [`InstClass`] and estimates cycles with the one [`CostTable`]
 //! (shuffle-lowering.md §7.1).
 
-mod access;
+pub(crate) mod access;
 mod alu;
 mod cost;
 mod crosslane;
-mod hazard;
+pub(crate) mod hazard;
 mod loader;
 mod mem_ops;
 mod memory;
-mod ops;
+pub(crate) mod ops;
 mod salu;
 mod single;
 mod state;

@@ -44,6 +44,7 @@ pub fn ref_resources() -> KernelResources {
         workgroup_id: [true, false, false],
         workitem_id_dims: 1,
         max_flat_workgroup_size: 64,
+        f32_denormals: false,
     }
 }
 

@@ -1,0 +1,471 @@
+//! MIR → VCode instruction selection: the lowering context and the one dispatch over opcodes.
+//!
+//! Every MIR value gets a [`Val`]: uniform integer-like values (and kernel parameters, which are
+//! uniform by construction) live in SGPRs and use the scalar ALU where one exists; everything
+//! else lives in VGPRs (64-bit varying values in an aligned VGPR pair). Booleans are 0/1 in a
+//! 32-bit register of their class. The uniformity analysis decides (`qd_mir::analysis`).
+//!
+//! [`Lower::lower_inst`] is the exhaustive match over [`Opcode`]: each arm calls the function of
+//! the module that owns the op — `arith` (scalar arithmetic, compares, casts), `memory`
+//! (addresses, loads, stores, atomics, barriers, fences), `index` (launch indices, lane masks),
+//! `simt` (subgroup exchange and collectives, each behind a replaceable strategy) and `control`
+//! (structured control flow on the EXEC mask). A new opcode breaks the build here.
+
+pub(crate) mod arith;
+pub(crate) mod control;
+pub(crate) mod index;
+pub(crate) mod memory;
+pub(crate) mod simt;
+
+use cranelift_entity::SecondaryMap;
+use qd_mir::analysis::uniformity::Uniformity;
+use qd_mir::types::{AddrSpace, ScalarType, Type};
+use qd_mir::{Function, Inst, Opcode, Region, Value};
+use regalloc2::VReg;
+
+use crate::abi::KernargLayout;
+use crate::isa::{Inst as MI, Op, Operand};
+use crate::target::{Target, WaveSize};
+use crate::vcode::{MInst, Term, VBlock, VCode, A, SGPR, VGPR, VGPR64};
+use crate::{AmdgcnOptions, CompileError};
+
+/// Where a MIR value lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    /// A 32-bit value (or bool, or shared pointer) in an SGPR.
+    S(VReg),
+    /// A 32-bit value in a VGPR.
+    V(VReg),
+    /// A 64-bit uniform value in two SGPRs (lo, hi).
+    S64(VReg, VReg),
+    /// A 64-bit varying value in an aligned VGPR pair.
+    V64(VReg),
+}
+
+impl Val {
+    /// True for the SGPR forms.
+    pub(crate) fn is_scalar(self) -> bool {
+        matches!(self, Val::S(_) | Val::S64(..))
+    }
+}
+
+/// The register class family chosen for a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cls {
+    /// SGPR(s).
+    Scalar,
+    /// VGPR(s).
+    Vector,
+}
+
+/// Registers the kernel entry defines.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EntryRegs {
+    /// The kernarg segment pointer (lo, hi).
+    pub kernarg: (VReg, VReg),
+    /// Workgroup ids X, Y, Z.
+    pub block_id: [VReg; 3],
+    /// Work-item ids X, Y, Z (VGPRs).
+    pub thread_id: [VReg; 3],
+    /// Grid size in blocks X, Y, Z (loaded from the kernarg segment).
+    pub grid: [VReg; 3],
+}
+
+/// The lowering context: one kernel being selected.
+#[allow(dead_code)]
+pub(crate) struct Lower<'a> {
+    pub f: &'a Function,
+    pub target: Target,
+    pub opts: &'a AmdgcnOptions,
+    pub uni: Uniformity,
+    pub vcode: VCode,
+    /// The block instructions are appended to.
+    pub cur: VBlock,
+    vals: SecondaryMap<Value, Option<Val>>,
+    pub entry: EntryRegs,
+    pub kernarg: KernargLayout,
+    /// LDS byte offset of every shared array.
+    pub shared_offsets: SecondaryMap<qd_mir::SharedArr, u32>,
+    /// LDS bytes used (shared arrays plus anything lowering allocates).
+    pub lds_bytes: u32,
+    /// Source line of the instruction being lowered.
+    pub line: u32,
+    /// MIR line of each instruction (empty: none known).
+    pub lines: &'a dyn Fn(Inst) -> Option<u32>,
+    /// State of the structured control flow being lowered (owned by `control`).
+    pub cf: control::CfState,
+}
+
+#[allow(dead_code)] // helpers the lowering modules share; not every one is used by every module yet
+impl<'a> Lower<'a> {
+    pub(crate) fn new(
+        f: &'a Function,
+        opts: &'a AmdgcnOptions,
+        kernarg: KernargLayout,
+        lines: &'a dyn Fn(Inst) -> Option<u32>,
+    ) -> Lower<'a> {
+        let mut vcode = VCode::default();
+        let entry_block = vcode.new_block("entry", false);
+        let entry = EntryRegs {
+            kernarg: (vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)),
+            block_id: [vcode.new_vreg(SGPR), vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)],
+            thread_id: [vcode.new_vreg(VGPR), vcode.new_vreg(VGPR), vcode.new_vreg(VGPR)],
+            grid: [vcode.new_vreg(SGPR), vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)],
+        };
+        Lower {
+            f,
+            target: opts.target,
+            opts,
+            uni: Uniformity::new(f),
+            vcode,
+            cur: entry_block,
+            vals: SecondaryMap::new(),
+            entry,
+            kernarg,
+            shared_offsets: SecondaryMap::new(),
+            lds_bytes: 0,
+            line: 0,
+            lines,
+            cf: control::CfState::default(),
+        }
+    }
+
+    // ----- errors -------------------------------------------------------------------------
+
+    /// "`op` on `ty` has no lowering for `target`: why".
+    pub(crate) fn unsupported(&self, inst: Inst, why: impl Into<String>) -> CompileError {
+        let op = self.f.insts[inst].opcode;
+        let ty = self
+            .f
+            .first_result(inst)
+            .or_else(|| self.f.args(inst).first().copied())
+            .map(|v| self.f.value_type(v).to_string());
+        CompileError::op(self.target, op.name(), ty, why)
+    }
+
+    // ----- values -------------------------------------------------------------------------
+
+    /// The register class for a value: SGPRs for uniform non-float values and parameters.
+    pub(crate) fn cls_of(&self, v: Value) -> Cls {
+        let ty = self.f.value_type(v);
+        let float = matches!(ty, Type::Scalar(ScalarType::F32 | ScalarType::F64));
+        let param = self.f.params.iter().any(|p| p.value == v);
+        if !float && (param || self.uni.is_uniform(v)) {
+            Cls::Scalar
+        } else {
+            Cls::Vector
+        }
+    }
+
+    /// True for 64-bit values (i64, u64, f64, global pointers).
+    pub(crate) fn is_wide(&self, ty: Type) -> bool {
+        match ty {
+            Type::Scalar(s) => s.bits() == 64,
+            Type::Ptr(AddrSpace::Global, _) => true,
+            Type::Ptr(AddrSpace::Shared, _) => false,
+        }
+    }
+
+    /// Fresh registers for a value of `ty` in class `cls`.
+    pub(crate) fn fresh(&mut self, ty: Type, cls: Cls) -> Val {
+        match (self.is_wide(ty), cls) {
+            (false, Cls::Scalar) => Val::S(self.vcode.new_vreg(SGPR)),
+            (false, Cls::Vector) => Val::V(self.vcode.new_vreg(VGPR)),
+            (true, Cls::Scalar) => Val::S64(self.vcode.new_vreg(SGPR), self.vcode.new_vreg(SGPR)),
+            (true, Cls::Vector) => Val::V64(self.vcode.new_vreg(VGPR64)),
+        }
+    }
+
+    /// Creates the registers of MIR value `v` (its class from [`Lower::cls_of`]) and records them.
+    pub(crate) fn def(&mut self, v: Value) -> Val {
+        let val = self.fresh(self.f.value_type(v), self.cls_of(v));
+        self.vals[v] = Some(val);
+        val
+    }
+
+    /// Records existing registers as MIR value `v`.
+    pub(crate) fn bind(&mut self, v: Value, val: Val) {
+        self.vals[v] = Some(val);
+    }
+
+    /// The registers of an already lowered value.
+    pub(crate) fn val(&self, v: Value) -> Val {
+        self.vals[v]
+            .unwrap_or_else(|| panic!("MIR value {v} used before it was lowered (the verifier guarantees dominance)"))
+    }
+
+    /// The constant bits of `v` when it is a `const`.
+    pub(crate) fn const_bits(&self, v: Value) -> Option<u64> {
+        match self.f.values[v].def {
+            qd_mir::function::ValueDef::Result(i, _) if self.f.insts[i].opcode == Opcode::Const => {
+                match self.f.insts[i].imm {
+                    qd_mir::Imm::Const(b) => Some(b),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn new_s(&mut self) -> VReg {
+        self.vcode.new_vreg(SGPR)
+    }
+
+    pub(crate) fn new_v(&mut self) -> VReg {
+        self.vcode.new_vreg(VGPR)
+    }
+
+    pub(crate) fn new_w(&mut self) -> VReg {
+        self.vcode.new_vreg(VGPR64)
+    }
+
+    /// The ISA instruction template for this target.
+    pub(crate) fn mi(&self, op: Op, ops: &[Operand]) -> MI {
+        MI::new_for(self.target, op, ops)
+    }
+
+    /// True for wave64.
+    pub(crate) fn wave64(&self) -> bool {
+        self.target.wave == WaveSize::W64
+    }
+
+    /// `vcc` (wave64) or `vcc_lo` (wave32).
+    pub(crate) fn vcc(&self) -> Operand {
+        if self.wave64() {
+            Operand::Vcc
+        } else {
+            Operand::VccLo
+        }
+    }
+
+    /// `exec` (wave64) or `exec_lo` (wave32).
+    pub(crate) fn exec(&self) -> Operand {
+        if self.wave64() {
+            Operand::Exec
+        } else {
+            Operand::ExecLo
+        }
+    }
+
+    // ----- emitting ------------------------------------------------------------------------
+
+    /// Appends an instruction to the current block.
+    pub(crate) fn emit(&mut self, mut m: MInst) {
+        m.line = self.line;
+        self.vcode.blocks[self.cur.index()].insts.push(m);
+    }
+
+    /// Appends one ISA instruction with slots from `args`.
+    pub(crate) fn emit1(&mut self, op: Op, args: &[A]) {
+        let t = self.mi(op, &[]);
+        self.emit(MInst::one(t, args));
+    }
+
+    /// A 32-bit value in a VGPR: `val` itself, or a copy of an SGPR value.
+    pub(crate) fn in_vgpr(&mut self, val: Val) -> Val {
+        match val {
+            Val::V(_) | Val::V64(_) => val,
+            Val::S(s) => {
+                let d = self.new_v();
+                self.emit1(Op::VMovB32, &[A::D(d), A::U(s)]);
+                Val::V(d)
+            }
+            Val::S64(lo, hi) => {
+                let d = self.new_w();
+                let mut m = MInst::one(self.mi(Op::VMovB32, &[]), &[A::DL(d), A::U(lo)]);
+                m.step(self.mi(Op::VMovB32, &[]), &[A::DH(d), A::U(hi)]);
+                self.emit(m);
+                Val::V64(d)
+            }
+        }
+    }
+
+    /// A value in SGPRs, read from the first active lane when it is in VGPRs (only correct for
+    /// values that are the same on every active lane).
+    pub(crate) fn in_sgpr(&mut self, val: Val) -> Val {
+        match val {
+            Val::S(_) | Val::S64(..) => val,
+            Val::V(v) => {
+                let d = self.new_s();
+                self.emit1(Op::VReadfirstlaneB32, &[A::D(d), A::U(v)]);
+                Val::S(d)
+            }
+            Val::V64(w) => {
+                let (lo, hi) = (self.new_s(), self.new_s());
+                let mut m = MInst::one(self.mi(Op::VReadfirstlaneB32, &[]), &[A::D(lo), A::UL(w)]);
+                m.step(self.mi(Op::VReadfirstlaneB32, &[]), &[A::D(hi), A::UH(w)]);
+                self.emit(m);
+                Val::S64(lo, hi)
+            }
+        }
+    }
+
+    /// Moves `src` into the registers of `dst` (same width; any classes a move can do).
+    pub(crate) fn copy_into(&mut self, dst: Val, src: Val) {
+        let mov =
+            |cx: &Self, d: VReg| if d.class() == SGPR { cx.mi(Op::SMovB32, &[]) } else { cx.mi(Op::VMovB32, &[]) };
+        match (dst, src) {
+            (Val::S(d), Val::S(s)) | (Val::V(d), Val::S(s)) | (Val::V(d), Val::V(s)) => {
+                let t = mov(self, d);
+                self.emit(MInst::one(t, &[A::D(d), A::U(s)]));
+            }
+            (Val::S(d), Val::V(s)) => self.emit1(Op::VReadfirstlaneB32, &[A::D(d), A::U(s)]),
+            (Val::S64(dl, dh), Val::S64(sl, sh)) => {
+                let mut m = MInst::one(self.mi(Op::SMovB32, &[]), &[A::D(dl), A::U(sl)]);
+                m.step(self.mi(Op::SMovB32, &[]), &[A::D(dh), A::U(sh)]);
+                self.emit(m);
+            }
+            (Val::V64(d), Val::S64(sl, sh)) => {
+                let mut m = MInst::one(self.mi(Op::VMovB32, &[]), &[A::DL(d), A::U(sl)]);
+                m.step(self.mi(Op::VMovB32, &[]), &[A::DH(d), A::U(sh)]);
+                self.emit(m);
+            }
+            (Val::V64(d), Val::V64(s)) => {
+                let mut m = MInst::one(self.mi(Op::VMovB32, &[]), &[A::DL(d), A::UL(s)]);
+                m.step(self.mi(Op::VMovB32, &[]), &[A::DH(d), A::UH(s)]);
+                self.emit(m);
+            }
+            (Val::S64(dl, dh), Val::V64(s)) => {
+                let mut m = MInst::one(self.mi(Op::VReadfirstlaneB32, &[]), &[A::D(dl), A::UL(s)]);
+                m.step(self.mi(Op::VReadfirstlaneB32, &[]), &[A::D(dh), A::UH(s)]);
+                self.emit(m);
+            }
+            (d, s) => panic!("copy between values of different widths: {d:?} <- {s:?}"),
+        }
+    }
+
+    /// Loads a 32-bit constant into a fresh register of class `cls`.
+    pub(crate) fn const32(&mut self, bits: u32, cls: Cls) -> Val {
+        match cls {
+            Cls::Scalar => {
+                let d = self.new_s();
+                self.emit1(Op::SMovB32, &[A::D(d), A::K(Operand::imm32(bits))]);
+                Val::S(d)
+            }
+            Cls::Vector => {
+                let d = self.new_v();
+                self.emit1(Op::VMovB32, &[A::D(d), A::K(Operand::imm32(bits))]);
+                Val::V(d)
+            }
+        }
+    }
+
+    // ----- the walk -----------------------------------------------------------------------
+
+    /// Lowers every instruction of a region, in order.
+    pub(crate) fn lower_region(&mut self, r: Region) -> Result<(), CompileError> {
+        let insts = self.f.regions[r].insts.clone();
+        for i in insts {
+            self.lower_inst(i)?;
+        }
+        Ok(())
+    }
+
+    /// Lowers one instruction (the exhaustive dispatch over opcodes).
+    pub(crate) fn lower_inst(&mut self, i: Inst) -> Result<(), CompileError> {
+        self.line = (self.lines)(i).unwrap_or(0);
+        use Opcode as O;
+        let op = self.f.insts[i].opcode;
+        match op {
+            O::Const => arith::constant(self, i),
+            O::Add
+            | O::Sub
+            | O::Mul
+            | O::Div
+            | O::Rem
+            | O::Min
+            | O::Max
+            | O::And
+            | O::Or
+            | O::Xor
+            | O::Shl
+            | O::Shr => arith::binary(self, i),
+            O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev => arith::unary(self, i),
+            O::Fma => arith::fma(self, i),
+            O::Select => arith::select(self, i),
+            O::Cmp => arith::cmp(self, i),
+            O::Cast => arith::cast(self, i),
+            O::Bitcast => arith::bitcast(self, i),
+            O::SharedAddr => memory::shared_addr(self, i),
+            O::PtrOffset => memory::ptr_offset(self, i),
+            O::Load => memory::load(self, i),
+            O::Store => memory::store(self, i),
+            O::AtomicRmw => memory::atomic_rmw(self, i),
+            O::AtomicCas => memory::atomic_cas(self, i),
+            O::Fence => memory::fence(self, i),
+            O::BlockSync => memory::block_sync(self, i),
+            O::BlockSyncPred => memory::block_sync_pred(self, i),
+            O::Nanosleep => memory::nanosleep(self, i),
+            O::ThreadId | O::BlockId | O::BlockDim | O::GridDim => index::launch_index(self, i),
+            O::LaneId | O::SubgroupId | O::SubgroupSize => index::lane_index(self, i),
+            O::LaneMaskLt | O::LaneMaskLe | O::LaneMaskEq | O::LaneMaskGe | O::LaneMaskGt => index::lanemask(self, i),
+            O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => simt::shuffle(self, i),
+            O::Broadcast => simt::broadcast(self, i),
+            O::Ballot | O::BallotFirstN => simt::ballot(self, i),
+            O::MatchAny | O::MatchAll => simt::match_(self, i),
+            O::ActiveMask => simt::activemask(self, i),
+            O::Elect => simt::elect(self, i),
+            O::VoteAll | O::VoteAny | O::VoteEq => simt::vote(self, i),
+            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce => simt::collective(self, i),
+            O::SubgroupSync => simt::subgroup_sync(self, i),
+            O::If => control::if_(self, i),
+            O::Loop => control::loop_(self, i),
+            O::Yield => control::yield_(self, i),
+            O::Break => control::break_(self, i),
+            O::Continue => control::continue_(self, i),
+            O::Return => control::return_(self, i),
+        }
+    }
+
+    /// Emits the entry: the ABI registers copied into vregs and the grid size loaded.
+    pub(crate) fn entry(&mut self) {
+        let e = self.entry;
+        let mut m = MInst::new();
+        m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.0), A::K(Operand::s(0))]);
+        m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.1), A::K(Operand::s(1))]);
+        for d in 0..3 {
+            m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(2 + d as u16))]);
+        }
+        m.step(self.mi(Op::VAndB32, &[]), &[A::D(e.thread_id[0]), A::K(Operand::imm32(0x3ff)), A::K(Operand::v(0))]);
+        m.step(
+            self.mi(Op::VBfeU32, &[]),
+            &[A::D(e.thread_id[1]), A::K(Operand::v(0)), A::K(Operand::Int(10)), A::K(Operand::Int(10))],
+        );
+        m.step(
+            self.mi(Op::VBfeU32, &[]),
+            &[A::D(e.thread_id[2]), A::K(Operand::v(0)), A::K(Operand::Int(20)), A::K(Operand::Int(10))],
+        );
+        self.emit(m);
+        let off = self.kernarg.grid_offset;
+        for d in 0..3 {
+            let t = self.mi(Op::SLoadDword, &[]).imm((off + 4 * d as u32) as i32);
+            self.emit(MInst::one(t, &[A::D(e.grid[d]), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)]));
+        }
+        // Parameters: loaded once, from the kernarg segment, into SGPRs.
+        for (k, p) in self.f.params.iter().enumerate() {
+            let off = self.kernarg.params[k].offset as i32;
+            let val = self.fresh(p.ty, Cls::Scalar);
+            let m = match val {
+                Val::S(d) => MInst::one(
+                    self.mi(Op::SLoadDword, &[]).imm(off),
+                    &[A::D(d), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)],
+                ),
+                Val::S64(lo, hi) => MInst::one(
+                    self.mi(Op::SLoadDwordx2, &[]).imm(off),
+                    &[A::SPairDef(lo, hi), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)],
+                ),
+                Val::V(_) | Val::V64(_) => unreachable!("parameters are scalar"),
+            };
+            self.emit(m);
+            let v = p.value;
+            self.vals[v] = Some(val);
+        }
+    }
+
+    /// Ends the kernel in the current block.
+    pub(crate) fn end_kernel(&mut self) {
+        let mut m = MInst::one(self.mi(Op::SEndpgm, &[]), &[]);
+        m.term = Term::Ret;
+        self.emit(m);
+    }
+}

@@ -1,0 +1,436 @@
+//! VCode: the kernel as AMDGCN machine instructions over *virtual* registers, between MIR
+//! lowering and register allocation.
+//!
+//! One [`MInst`] is a short sequence of ISA instruction templates ([`Step`]) that share one list
+//! of regalloc2 operands: the operand list is the single description of what the instruction reads
+//! and writes, used both by the allocator (through the `regalloc2::Function` impl in
+//! `regalloc.rs`) and by emission (`emit.rs`, which fills each template slot from the allocation
+//! of the operand it names). Keeping SCC, VCC and the fixed SGPR-pair temporaries inside one
+//! `MInst` means the allocator never has to preserve them across its own moves.
+//!
+//! Register classes: SGPR (regalloc2 `Int`), VGPR (`Float`) and aligned VGPR pairs (`Vector`)
+//! for varying 64-bit values. A uniform 64-bit value is two SGPR vregs; an instruction that needs
+//! an SGPR pair (`s_and_saveexec_b64`, `v_cndmask_b32` masks, `s_lshl_b64`, …) names the two
+//! halves with [`A::SPair`]/[`A::SPairDef`] and emission copies them through a fixed temporary
+//! pair. Divergent joins are merge instructions whose def reuses the register of the value it
+//! merges into ([`A::Tied`]), never block parameters; block parameters only carry lane-complete
+//! values, and every allocator move of a VGPR in a divergent block is emitted whole-wave.
+
+use std::fmt;
+
+use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, RegClass, VReg};
+
+use crate::isa::{Inst, Operand, MAX_OPERANDS};
+
+/// regalloc2 class of SGPRs.
+pub const SGPR: RegClass = RegClass::Int;
+/// regalloc2 class of VGPRs.
+pub const VGPR: RegClass = RegClass::Float;
+/// regalloc2 class of aligned VGPR pairs.
+pub const VGPR64: RegClass = RegClass::Vector;
+
+/// A VCode block index.
+pub type VBlock = regalloc2::Block;
+
+/// Which part of an allocated register a template slot takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The whole register (an SGPR, a VGPR, or a VGPR pair as `v[n:n+1]`).
+    Whole,
+    /// The low VGPR of a pair.
+    Lo,
+    /// The high VGPR of a pair.
+    Hi,
+}
+
+/// What fills one operand slot of a template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fill {
+    /// The template's own operand (a constant, `exec`, `vcc`, `off`, a fixed register).
+    Keep,
+    /// The allocation of regalloc operand `op`, or part of it.
+    Reg {
+        /// Index into [`MInst::operands`].
+        op: u8,
+        /// Which part.
+        part: Part,
+    },
+    /// An SGPR pair assembled from two SGPR operands through fixed temporary pair `temp`
+    /// (0..[`PAIR_TEMPS`]): for uses the halves are copied in before the step, for defs copied
+    /// out after it.
+    Pair {
+        /// Operand index of the low half.
+        lo: u8,
+        /// Operand index of the high half.
+        hi: u8,
+        /// Which fixed temporary pair.
+        temp: u8,
+    },
+}
+
+/// Fixed SGPR pairs available to [`Fill::Pair`] inside one `MInst`.
+pub const PAIR_TEMPS: u8 = 3;
+
+/// One ISA instruction template and how to fill its slots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The template (its `Keep` slots are final; the others are replaced).
+    pub inst: Inst,
+    /// One fill per operand slot.
+    pub fills: [Fill; MAX_OPERANDS],
+}
+
+/// How an `MInst` ends its block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Not a terminator.
+    None,
+    /// `s_endpgm` (or any end of the kernel).
+    Ret,
+    /// Unconditional jump (`s_branch`, elided when the target is the next block).
+    Jump(VBlock),
+    /// The steps end with a conditional branch (`s_cbranch_*` as the last step, its offset filled
+    /// at emission) to `taken`; otherwise control goes to `not_taken` (a `s_branch` is added when
+    /// that is not the next block).
+    Branch {
+        /// Target when the branch is taken.
+        taken: VBlock,
+        /// Target when it falls through.
+        not_taken: VBlock,
+    },
+}
+
+/// A machine instruction over virtual registers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MInst {
+    /// The ISA instructions, in order (empty for pure pseudos such as an implicit def).
+    pub steps: Vec<Step>,
+    /// The regalloc2 operands: the one description of what this instruction reads and writes.
+    pub operands: Vec<RaOperand>,
+    /// Terminator kind.
+    pub term: Term,
+    /// Arguments to the successors' block parameters, per successor (in [`MInst::succs`] order).
+    pub succ_args: Vec<Vec<VReg>>,
+    /// MIR source line of the instruction this came from (0: none).
+    pub line: u32,
+}
+
+/// An argument of [`MInst::step`]: what goes into one template slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum A {
+    /// A fixed operand (constant, special register).
+    K(Operand),
+    /// Read a vreg (whole).
+    U(VReg),
+    /// Read the low half of a VGPR-pair vreg.
+    UL(VReg),
+    /// Read the high half of a VGPR-pair vreg.
+    UH(VReg),
+    /// Write a vreg (whole).
+    D(VReg),
+    /// Write the low half of a VGPR-pair vreg (the other half must be written in the same MInst).
+    DL(VReg),
+    /// Write the high half of a VGPR-pair vreg.
+    DH(VReg),
+    /// Write `def`, in the register that holds `old` (a merge under EXEC: lanes not written keep
+    /// `old`'s value).
+    Tied {
+        /// The new value.
+        def: VReg,
+        /// The value whose register it takes over.
+        old: VReg,
+    },
+    /// A scratch register live only inside this MInst (allocated; class of the vreg).
+    T(VReg),
+    /// Read an SGPR pair made of two SGPR vregs (lo, hi).
+    SPair(VReg, VReg),
+    /// Write an SGPR pair into two SGPR vregs (lo, hi).
+    SPairDef(VReg, VReg),
+}
+
+impl MInst {
+    /// An empty non-terminator.
+    pub fn new() -> MInst {
+        MInst { steps: Vec::new(), operands: Vec::new(), term: Term::None, succ_args: Vec::new(), line: 0 }
+    }
+
+    /// One ISA instruction with its slots given by `args` (in the op's assembler order).
+    pub fn one(inst: Inst, args: &[A]) -> MInst {
+        let mut m = MInst::new();
+        m.step(inst, args);
+        m
+    }
+
+    fn operand_index(&mut self, want: RaOperand) -> u8 {
+        if let Some(i) = self.operands.iter().position(|o| *o == want) {
+            return i as u8;
+        }
+        self.operands.push(want);
+        (self.operands.len() - 1) as u8
+    }
+
+    fn use_of(&mut self, v: VReg) -> u8 {
+        // A vreg defined earlier in this MInst is read from its def's register.
+        if let Some(i) = self.operands.iter().position(|o| o.vreg() == v && o.kind() == OperandKind::Def) {
+            return i as u8;
+        }
+        self.operand_index(RaOperand::reg_use(v))
+    }
+
+    fn def_of(&mut self, v: VReg) -> u8 {
+        if let Some(i) = self.operands.iter().position(|o| o.vreg() == v && o.kind() == OperandKind::Def) {
+            return i as u8;
+        }
+        // Early defs never share a register with this instruction's uses, so multi-step
+        // sequences may write a def before reading their last use.
+        self.operand_index(RaOperand::new(v, OperandConstraint::Reg, OperandKind::Def, OperandPos::Early))
+    }
+
+    /// Appends one step. Templates' own operands are replaced slot by slot from `args`; slots
+    /// past `args` keep the template's operand.
+    pub fn step(&mut self, inst: Inst, args: &[A]) -> &mut MInst {
+        let mut t = inst;
+        let mut fills = [Fill::Keep; MAX_OPERANDS];
+        let mut temp = 0u8;
+        for (slot, a) in args.iter().enumerate() {
+            fills[slot] = match *a {
+                A::K(o) => {
+                    t.operands[slot] = o;
+                    Fill::Keep
+                }
+                A::U(v) => Fill::Reg { op: self.use_of(v), part: Part::Whole },
+                A::UL(v) => Fill::Reg { op: self.use_of(v), part: Part::Lo },
+                A::UH(v) => Fill::Reg { op: self.use_of(v), part: Part::Hi },
+                A::D(v) => Fill::Reg { op: self.def_of(v), part: Part::Whole },
+                A::DL(v) => Fill::Reg { op: self.def_of(v), part: Part::Lo },
+                A::DH(v) => Fill::Reg { op: self.def_of(v), part: Part::Hi },
+                A::Tied { def, old } => {
+                    let u = self.operand_index(RaOperand::reg_use(old)) as usize;
+                    let d = self.operand_index(RaOperand::reg_reuse_def(def, u));
+                    Fill::Reg { op: d, part: Part::Whole }
+                }
+                A::T(v) => Fill::Reg { op: self.operand_index(RaOperand::reg_temp(v)), part: Part::Whole },
+                A::SPair(lo, hi) => {
+                    let (lo, hi) = (self.use_of(lo), self.use_of(hi));
+                    temp += 1;
+                    Fill::Pair { lo, hi, temp: temp - 1 }
+                }
+                A::SPairDef(lo, hi) => {
+                    let (lo, hi) = (self.def_of(lo), self.def_of(hi));
+                    temp += 1;
+                    Fill::Pair { lo, hi, temp: temp - 1 }
+                }
+            };
+        }
+        assert!(temp <= PAIR_TEMPS, "an instruction names more than {PAIR_TEMPS} SGPR pairs");
+        self.steps.push(Step { inst: t, fills });
+        self
+    }
+
+    /// Adds an operand that no template slot names (a use that must stay live, an implicit def).
+    pub fn extra(&mut self, o: RaOperand) -> &mut MInst {
+        self.operands.push(o);
+        self
+    }
+
+    /// The successor blocks, in order.
+    pub fn succs(&self) -> Vec<VBlock> {
+        match self.term {
+            Term::None | Term::Ret => Vec::new(),
+            Term::Jump(b) => vec![b],
+            Term::Branch { taken, not_taken } => vec![taken, not_taken],
+        }
+    }
+}
+
+impl Default for MInst {
+    fn default() -> Self {
+        MInst::new()
+    }
+}
+
+/// One block of VCode.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VBlockData {
+    /// Block parameters (SSA values defined on entry; carried by the predecessors' branches).
+    pub params: Vec<VReg>,
+    /// The instructions; the last one is the terminator.
+    pub insts: Vec<MInst>,
+    /// True when EXEC may be a strict subset of the lanes that entered the kernel here: allocator
+    /// moves of VGPRs in this block are emitted whole-wave.
+    pub divergent: bool,
+    /// A label for listings (`if.then`, `loop.body`, …).
+    pub name: String,
+}
+
+/// A kernel's VCode: blocks in layout (emission) order, block 0 the entry.
+#[derive(Clone, Debug, Default)]
+pub struct VCode {
+    /// The blocks.
+    pub blocks: Vec<VBlockData>,
+    /// Class of every vreg, by index.
+    pub vreg_classes: Vec<RegClass>,
+}
+
+impl VCode {
+    /// A new vreg of a class.
+    pub fn new_vreg(&mut self, class: RegClass) -> VReg {
+        let v = VReg::new(self.vreg_classes.len(), class);
+        self.vreg_classes.push(class);
+        v
+    }
+
+    /// Appends an empty block.
+    pub fn new_block(&mut self, name: impl Into<String>, divergent: bool) -> VBlock {
+        self.blocks.push(VBlockData { name: name.into(), divergent, ..VBlockData::default() });
+        VBlock::new(self.blocks.len() - 1)
+    }
+
+    /// Inserts an empty block after `after` in the layout, renumbering later blocks (their
+    /// references in terminators are updated). Returns the new block.
+    pub fn insert_block_after(&mut self, after: VBlock, name: impl Into<String>, divergent: bool) -> VBlock {
+        let at = after.index() + 1;
+        let renum = |b: VBlock| if b.index() >= at { VBlock::new(b.index() + 1) } else { b };
+        for blk in &mut self.blocks {
+            for m in &mut blk.insts {
+                m.term = match m.term {
+                    Term::Jump(b) => Term::Jump(renum(b)),
+                    Term::Branch { taken, not_taken } => {
+                        Term::Branch { taken: renum(taken), not_taken: renum(not_taken) }
+                    }
+                    ref t => t.clone(),
+                };
+            }
+        }
+        self.blocks.insert(at, VBlockData { name: name.into(), divergent, ..VBlockData::default() });
+        VBlock::new(at)
+    }
+
+    /// The successors of a block (from its terminator).
+    pub fn succs(&self, b: VBlock) -> Vec<VBlock> {
+        self.blocks[b.index()].insts.last().map(MInst::succs).unwrap_or_default()
+    }
+
+    /// Splits every critical edge (a block with several successors to a block with several
+    /// predecessors), and every edge of a two-way branch that passes block arguments, with an
+    /// empty block that jumps on, as regalloc2 requires (only jumps carry arguments). The new block is
+    /// placed right after the predecessor when the edge is its fall-through, at the end otherwise.
+    pub fn split_critical_edges(&mut self) {
+        let mut b = 0;
+        while b < self.blocks.len() {
+            let succs = self.succs(VBlock::new(b));
+            if succs.len() > 1 {
+                for (k, s) in succs.iter().enumerate() {
+                    let has_args =
+                        self.blocks[b].insts.last().is_some_and(|m| m.succ_args.get(k).is_some_and(|a| !a.is_empty()));
+                    if self.preds(*s).len() > 1 || has_args {
+                        let divergent = self.blocks[s.index()].divergent;
+                        let args = self.blocks[b].insts.last().map(|m| m.succ_args.get(k).cloned().unwrap_or_default());
+                        let n = self.new_block(format!("edge.{}.{}", b, s.index()), divergent);
+                        let mut j = MInst::new();
+                        j.term = Term::Jump(*s);
+                        j.succ_args = vec![args.unwrap_or_default()];
+                        self.blocks[n.index()].insts.push(j);
+                        let last = self.blocks[b].insts.last_mut().expect("a block with successors has a terminator");
+                        if let Some(a) = last.succ_args.get_mut(k) {
+                            a.clear();
+                        }
+                        last.term = match last.term {
+                            Term::Branch { not_taken, .. } if k == 0 => Term::Branch { taken: n, not_taken },
+                            Term::Branch { taken, .. } => Term::Branch { taken, not_taken: n },
+                            ref t => t.clone(),
+                        };
+                    }
+                }
+            }
+            b += 1;
+        }
+    }
+
+    /// The predecessors of a block.
+    pub fn preds(&self, b: VBlock) -> Vec<VBlock> {
+        (0..self.blocks.len())
+            .map(VBlock::new)
+            .filter(|&p| self.succs(p).contains(&b))
+            .flat_map(|p| {
+                // A block reaching `b` on both edges counts twice, as regalloc2 sees it.
+                let n = self.succs(p).iter().filter(|&&s| s == b).count();
+                std::iter::repeat_n(p, n)
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for VCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.blocks.iter().enumerate() {
+            write!(f, "block{i} ({})", b.name)?;
+            if !b.params.is_empty() {
+                let ps: Vec<String> = b.params.iter().map(|v| vreg_name(*v)).collect();
+                write!(f, "({})", ps.join(", "))?;
+            }
+            if b.divergent {
+                write!(f, " divergent")?;
+            }
+            writeln!(f, ":")?;
+            for m in &b.insts {
+                writeln!(f, "  {}", minst_text(m))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `%s3`, `%v7`, `%w2` (VGPR pair).
+pub fn vreg_name(v: VReg) -> String {
+    let c = match v.class() {
+        RegClass::Int => 's',
+        RegClass::Float => 'v',
+        RegClass::Vector => 'w',
+    };
+    format!("%{c}{}", v.vreg())
+}
+
+fn minst_text(m: &MInst) -> String {
+    let mut parts = Vec::new();
+    for s in &m.steps {
+        let mut ops = Vec::new();
+        for (slot, o) in s.inst.ops().iter().enumerate() {
+            ops.push(match s.fills[slot] {
+                Fill::Keep => format!("{o:?}"),
+                Fill::Reg { op, part } => {
+                    let name = vreg_name(m.operands[op as usize].vreg());
+                    match part {
+                        Part::Whole => name,
+                        Part::Lo => format!("{name}.lo"),
+                        Part::Hi => format!("{name}.hi"),
+                    }
+                }
+                Fill::Pair { lo, hi, .. } => format!(
+                    "[{}, {}]",
+                    vreg_name(m.operands[lo as usize].vreg()),
+                    vreg_name(m.operands[hi as usize].vreg())
+                ),
+            });
+        }
+        parts.push(format!("{:?} {}", s.inst.op, ops.join(", ")));
+    }
+    let mut text = if parts.is_empty() { "pseudo".to_string() } else { parts.join("; ") };
+    let ops: Vec<String> = m.operands.iter().map(|o| format!("{o}")).collect();
+    text.push_str(&format!("   [{}]", ops.join(", ")));
+    match &m.term {
+        Term::None => {}
+        Term::Ret => text.push_str(" ret"),
+        Term::Jump(b) => text.push_str(&format!(" -> block{}", b.index())),
+        Term::Branch { taken, not_taken } => {
+            text.push_str(&format!(" -> block{} / block{}", taken.index(), not_taken.index()))
+        }
+    }
+    for (k, a) in m.succ_args.iter().enumerate() {
+        if !a.is_empty() {
+            let names: Vec<String> = a.iter().map(|v| vreg_name(*v)).collect();
+            text.push_str(&format!(" args{k}({})", names.join(", ")));
+        }
+    }
+    text
+}
