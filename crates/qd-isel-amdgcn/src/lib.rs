@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod code_object;
+pub mod dwarf;
 pub mod isa;
 pub mod sim;
 pub mod target;

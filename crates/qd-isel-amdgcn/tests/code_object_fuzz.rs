@@ -262,6 +262,7 @@ fn kernel_strategy() -> impl Strategy<Value = qd_isel_amdgcn::code_object::Kerne
                 max_flat_workgroup_size: maxwg,
             },
             args,
+            lines: None,
         })
 }
 
