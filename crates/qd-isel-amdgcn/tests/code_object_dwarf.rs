@@ -4,7 +4,7 @@
 //! ending at the code's end; `--verify` finds no error; `llvm-readelf-19 -S` shows the debug
 //! sections non-allocated; `llvm-objdump-19 -d -l` still disassembles every instruction and
 //! annotates it with its source line; our reader still parses the object. Bad line tables are
-//! errors, never panics.
+//! errors, never panics (a property test over random rows and paths).
 
 mod code_object_util;
 
@@ -258,6 +258,39 @@ fn bad_line_tables_are_errors() {
         match write_code_object(&cfg, &ks) {
             Err(CodeObjectError::InvalidInput(m)) => assert!(m.contains("empty or contains a NUL"), "{m}"),
             other => panic!("{dir:?} {file:?}: {other:?}"),
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any rows and paths: the writer answers Ok or an error, never panics; rows that are in
+    /// order, word-aligned and inside the code are always accepted, and the object reads back.
+    #[test]
+    fn any_line_table_is_written_or_rejected(
+        rows in proptest::collection::vec((0u32..40, 0u32..5000, 0u32..200), 0..12),
+        file in "[a-z/\\x00]{0,6}",
+        sorted in proptest::bool::ANY,
+    ) {
+        let target = Target::wave64(Arch::Gfx942);
+        let mut rows: Vec<LineRow> = rows.into_iter().map(|(o, line, column)| row(o, line, column)).collect();
+        if sorted {
+            for r in &mut rows {
+                r.offset = (r.offset % 5) * 4;
+            }
+            rows.sort_by_key(|r| r.offset);
+        }
+        let ks = vec![kernel("k", code("v_mov_b32_e32 v0, v1\ns_mov_b32 s2, 0x12345678\ns_nop 1\ns_endpgm\n", target),
+            Some(LineTable { comp_dir: DIR.into(), file: file.clone(), rows: rows.clone() }))];
+        let r = write_code_object(&CodeObjectConfig::new(target), &ks);
+        let valid_path = !file.is_empty() && !file.contains('\0');
+        let valid_rows = rows.windows(2).all(|w| w[0].offset <= w[1].offset)
+            && rows.iter().all(|r| r.offset % 4 == 0 && r.offset < 20);
+        proptest::prop_assert_eq!(r.is_ok(), valid_path && valid_rows, "{:?}", r.as_ref().err());
+        if let Ok(obj) = r {
+            let co = read_code_object(&obj).expect("reads back");
+            proptest::prop_assert_eq!(&co.kernels[0].code, &ks[0].code);
         }
     }
 }
