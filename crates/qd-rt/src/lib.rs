@@ -35,6 +35,8 @@ mod cpu;
 pub mod crosscheck;
 mod cuda;
 mod error;
+#[allow(dead_code)] // wired into `Device` by the AMDGCN back end
+mod hsa;
 mod lowlevel;
 pub mod matrix;
 mod program;
