@@ -185,3 +185,61 @@ fn return_and_nested_exits() {
         }
     }
 }
+
+/// Twelve values live across a divergent `if` whose arms need registers too, compiled with a
+/// 16-VGPR budget: the allocator must spill and reload inside the divergent arms, whole-wave, so
+/// lanes outside EXEC keep their values.
+#[test]
+fn spills_inside_divergent_regions() {
+    let mut src = String::from(
+        "kernel @k(%c: ptr<global, bool>, %a: ptr<global, u32>, %o: ptr<global, u32>) block(80, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %cp = ptr.offset %c, %t : ptr<global, bool>
+  %cv = load %cp : bool
+  %k80 = const 80 : u32
+",
+    );
+    let n = 12;
+    for j in 0..n {
+        let prev = if j == 0 { "%t".to_string() } else { format!("%i{}", j - 1) };
+        src.push_str(&format!(
+            "  %i{j} = add {prev}, %k80 : u32\n  %p{j} = ptr.offset %a, %i{j} : ptr<global, u32>\n  %v{j} = load %p{j} : u32\n"
+        ));
+    }
+    src.push_str("  %r = if %cv -> (u32) {\n");
+    let mut acc = "%v0".to_string();
+    for j in 1..n {
+        src.push_str(&format!("    %x{j} = add {acc}, %v{j} : u32\n"));
+        acc = format!("%x{j}");
+    }
+    src.push_str(&format!("    yield {acc}\n  }} else {{\n"));
+    let mut acc = format!("%v{}", n - 1);
+    for j in (0..n - 1).rev() {
+        src.push_str(&format!("    %y{j} = add {acc}, %v{j} : u32\n    %z{j} = add %y{j}, %v{j} : u32\n"));
+        acc = format!("%z{j}");
+    }
+    src.push_str(&format!("    yield {acc}\n  }}\n"));
+    let mut acc = "%r".to_string();
+    for j in 0..n {
+        src.push_str(&format!("  %w{j} = add {acc}, %v{j} : u32\n"));
+        acc = format!("%w{j}");
+    }
+    src.push_str(&format!("  %op = ptr.offset %o, %t : ptr<global, u32>\n  store %op, {acc}\n  return\n}}\n"));
+    let f = kernel(&src);
+    for t in targets() {
+        let mut o = qd_isel_amdgcn::AmdgcnOptions::new(t);
+        o.check_regalloc = true;
+        o.max_vgprs = 16;
+        let args = [
+            ArgValue::Buffer(flags(80, 3, 2)),
+            ArgValue::Buffer(u32s(80 * 13, |i| i * 2654435761 % 1000)),
+            ArgValue::Buffer(u32s(80, |_| 0)),
+        ];
+        let (_, k) = check_kernel(&f, &o, [1, 1, 1], &args);
+        if std::env::var("QD_DUMP").is_ok() {
+            eprintln!("{}", k.asm());
+        }
+        assert!(k.spill_bytes_per_lane > 0, "{t}: the budget forces spills");
+        assert!(k.resources.next_free_vgpr <= 16, "{t}: {} VGPRs", k.resources.next_free_vgpr);
+    }
+}
