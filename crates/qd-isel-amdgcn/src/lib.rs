@@ -291,3 +291,7 @@ pub fn compile_kernel_with_lines(
         vcode: vcode_text,
     })
 }
+
+/// The back end's guide (`docs/amdgcn-backend.md`); its Rust examples run as doctests.
+#[doc = include_str!("../../../docs/amdgcn-backend.md")]
+pub mod guide {}
