@@ -212,6 +212,9 @@ pub fn compile_kernel_with_lines(
     cx.lds_bytes = lds;
     cx.entry();
     cx.lower_region(f.body)?;
+    if !cx.cf.dead {
+        cx.end_kernel();
+    }
     let lds = cx.lds_bytes;
     if lds > 65536 {
         return Err(CompileError::new(
@@ -219,7 +222,9 @@ pub fn compile_kernel_with_lines(
             format!("the kernel needs {lds} bytes of shared memory; {} has 65536 per workgroup", target.arch),
         ));
     }
+    let order = std::mem::take(&mut cx.cf.order);
     let mut vcode = cx.vcode;
+    vcode.reorder(&order);
     vcode.split_critical_edges();
     let vcode_text = vcode.to_string();
     let budget = regalloc::Budget::new(target, opts.max_vgprs, opts.max_sgprs);
@@ -286,3 +291,7 @@ pub fn compile_kernel_with_lines(
         vcode: vcode_text,
     })
 }
+
+/// The back end's guide (`docs/amdgcn-backend.md`); its Rust examples run as doctests.
+#[doc = include_str!("../../../docs/amdgcn-backend.md")]
+pub mod guide {}
