@@ -420,7 +420,7 @@ kernel @wild(%out: ptr<global, u32>, %far: u32 uniform) block(32, 1, 1) grid(1, 
         assert_eq!(e.kind, RtErrorKind::Simulator, "{e}");
         let text = e.to_string();
         assert!(text.starts_with("kernel @wild (grid [1, 1, 1], block [32, 1, 1]) on the "), "{text}");
-        assert!(text.contains("OutOfBounds"), "{text}");
+        assert!(text.contains("OutOfBounds") && text.contains("lane 0"), "{text}");
         // In bounds, the same kernel runs.
         let mut a = vec![zeros(ScalarType::U32, 64), scalar_u32(32)];
         dev.run_kernel(f, &mut a, &LaunchOptions::default()).unwrap();
