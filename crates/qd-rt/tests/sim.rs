@@ -436,3 +436,61 @@ fn the_device_matrix_takes_sim_specs() {
     assert_eq!(m.skipped.len(), 1);
     assert!(m.skipped[0].reason.contains("unknown device 'sim-gfx1200'"), "{:?}", m.skipped);
 }
+
+/// Block 1 spins until block 0 has set a flag: it terminates only when the device runs started
+/// blocks to completion in order (`forward_progress`), as the simulator does.
+#[test]
+#[ignore = "needs the AMDGCN lowering of `cmp` (arith, in progress): un-ignore once it lands"]
+fn a_block_may_wait_for_a_flag_an_earlier_block_sets() {
+    let src = r#"
+kernel @wait(%flag: ptr<global, u32>, %out: ptr<global, u32>) block(64, 1, 1) grid(2, 1, 1) {
+  %0 = block_id x : u32
+  %1 = const 0 : u32
+  %2 = cmp eq %0, %1 : bool
+  if %2 {
+    %3 = const 7 : u32
+    store %flag, %3
+    yield
+  }
+  %4 = loop (%5: u32 = %1) -> (u32) {
+    %6 = load %flag : u32
+    %7 = cmp ne %6, %1 : bool
+    if %7 {
+      break %5
+    }
+    %8 = const 1 : u32
+    %9 = add %5, %8 : u32
+    continue %9
+  }
+  %10 = load %flag : u32
+  %11 = add %10, %4 : u32
+  %12 = thread_id x : u32
+  %13 = add %0, %0 : u32
+  %14 = add %13, %13 : u32
+  %15 = add %14, %14 : u32
+  %16 = add %15, %15 : u32
+  %17 = add %16, %16 : u32
+  %18 = add %17, %17 : u32
+  %19 = add %18, %12 : u32
+  %20 = ptr.offset %out, %19 : ptr<global, u32>
+  store %20, %11
+  return
+}
+"#;
+    let m = parse(src);
+    let f = m.kernel("wait").unwrap();
+    for dev in sims() {
+        assert!(dev.info().forward_progress);
+        let r = crosscheck::kernel(
+            &dev,
+            f,
+            &[zeros(ScalarType::U32, 1), zeros(ScalarType::U32, 128)],
+            &LaunchOptions::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Matched, "{r}");
+        let mut a = vec![zeros(ScalarType::U32, 1), zeros(ScalarType::U32, 128)];
+        dev.run_kernel(f, &mut a, &LaunchOptions::default()).unwrap();
+        // Block 1 found the flag set on its first iteration.
+        assert_eq!(bits(&a[1]), vec![7; 128]);
+    }
+}
