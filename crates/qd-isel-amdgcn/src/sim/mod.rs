@@ -24,6 +24,7 @@ mod access;
 mod alu;
 mod cost;
 mod crosslane;
+mod fp;
 mod hazard;
 mod loader;
 mod mem_ops;
