@@ -3,6 +3,7 @@
 //! Today this crate holds the machine-code half of the AMD back end, independent of MIR:
 //! - [`target`]: the architectures and wave sizes;
 //! - [`isa`]: the instruction table, operands, encoder, decoder, printer and assembler parser;
+//! - [`seq`]: correctly rounded f32/f64 division and square-root instruction sequences;
 //!
 //! Later issues add MIR instruction selection, register allocation and the shuffle selector.
 #![forbid(unsafe_code)]
@@ -10,6 +11,7 @@
 
 pub mod code_object;
 pub mod isa;
+pub mod seq;
 pub mod sim;
 pub mod target;
 

@@ -162,6 +162,20 @@ fn clz32(x: u32) -> u32 {
     }
 }
 
+/// `x` moved `k` ULPs away from zero (toward zero for negative `k`) when it is finite and
+/// nonzero and stays so (`SimOptions::trans_ulp`).
+pub(crate) fn nudge(x: u64, is64: bool, k: i8) -> u64 {
+    let (mag_mask, inf) = if is64 { (!(1u64 << 63), 0x7FF0_0000_0000_0000) } else { (0x7FFF_FFFF, 0x7F80_0000) };
+    let (sign, mag) = (x & !mag_mask, x & mag_mask);
+    if mag == 0 || mag >= inf {
+        return x;
+    }
+    match mag.checked_add_signed(i64::from(k)) {
+        Some(m) if m != 0 && m < inf => sign | m,
+        _ => x,
+    }
+}
+
 /// One-source VALU operations.
 pub(crate) fn un(op: VUn, a: u64) -> u64 {
     let a32 = a as u32;
@@ -426,9 +440,11 @@ fn div_fixup32(q: u32, den: u32, num: u32) -> u32 {
         0xFFC0_0000
     } else if fd == 0.0 || fnm.is_infinite() {
         sign | 0x7F80_0000
-    } else if fd.is_infinite() || fnm == 0.0 {
-        sign
-    } else if exp_field(u64::from(num), false) - exp_field(u64::from(den), false) < -150 {
+    } else if fd.is_infinite()
+        || fnm == 0.0
+        || exp_field(u64::from(num), false) - exp_field(u64::from(den), false) < -150
+    {
+        // x/∞, 0/y, and quotients below half the smallest subnormal: zero.
         sign
     } else if is_nan32(q) {
         sign | 0x7F80_0000
@@ -450,9 +466,7 @@ fn div_fixup64(q: u64, den: u64, num: u64) -> u64 {
         0xFFF8_0000_0000_0000
     } else if fd == 0.0 || fnm.is_infinite() {
         sign | inf
-    } else if fd.is_infinite() || fnm == 0.0 {
-        sign
-    } else if exp_field(num, true) - exp_field(den, true) < -1075 {
+    } else if fd.is_infinite() || fnm == 0.0 || exp_field(num, true) - exp_field(den, true) < -1075 {
         sign
     } else if is_nan64(q) {
         sign | inf

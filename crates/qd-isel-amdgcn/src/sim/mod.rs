@@ -147,11 +147,16 @@ pub struct SimOptions {
     pub check_hazards: bool,
     /// Check memory-result waits.
     pub check_waits: bool,
+    /// Moves the results of `v_rcp`, `v_rcp_iflag`, `v_rsq` and `v_sqrt` (f32 and f64) this many
+    /// ULPs away from the correctly rounded value — up in even lanes, down in odd lanes — where
+    /// the result is finite and nonzero, to test that code is correct for the hardware's ≈1 ULP
+    /// approximations too. 0 (the default): correctly rounded.
+    pub trans_ulp: i8,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { max_steps_per_wave: 1_000_000, check_hazards: true, check_waits: true }
+        SimOptions { max_steps_per_wave: 1_000_000, check_hazards: true, check_waits: true, trans_ulp: 0 }
     }
 }
 
@@ -476,7 +481,7 @@ fn execute(
             Flow::Next
         }
         _ if ops::is_valu(sem) => {
-            valu::exec(w, inst, sem)?;
+            valu::exec(w, inst, sem, opts.trans_ulp)?;
             Flow::Next
         }
         Sem::DsSwizzle => {

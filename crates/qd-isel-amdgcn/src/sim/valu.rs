@@ -280,7 +280,7 @@ fn check_out_mods(inst: &Inst, out: Ty, int_clamp_ok: bool) -> Result<(), Fault>
 }
 
 /// Executes the VALU instructions that are not cross-lane moves.
-pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem) -> Result<(), Fault> {
+pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem, trans_ulp: i8) -> Result<(), Fault> {
     let float = inst.op.has(flags::FLOAT);
     match sem {
         Sem::VNop => Ok(()),
@@ -294,8 +294,18 @@ pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem) -> Result<(), Fault> {
             );
             check_out_mods(inst, to, int_clamp)?;
             let s = [src(inst, 1, 0, ti, float)];
-            run(w, inst, &s, Some((inst.operands[0], to)), &[], |_, v| {
-                Ok(Out { value: post(inst, to, alu::un(op, v[0])), flag: false })
+            let approx = trans_ulp != 0
+                && matches!(
+                    op,
+                    VUn::Rcp | VUn::Rsq | VUn::Sqrt | VUn::RcpIflag | VUn::RcpF64 | VUn::RsqF64 | VUn::SqrtF64
+                );
+            run(w, inst, &s, Some((inst.operands[0], to)), &[], |lane, v| {
+                let mut r = alu::un(op, v[0]);
+                if approx {
+                    let k = if lane % 2 == 0 { trans_ulp } else { -trans_ulp };
+                    r = alu::nudge(r, to == Ty::F64, k);
+                }
+                Ok(Out { value: post(inst, to, r), flag: false })
             })
             .map(|_| ())
         }
