@@ -85,6 +85,12 @@ impl SimUserSgprs {
 }
 
 /// What a code object's kernel descriptor says, in simulator terms.
+///
+/// The float mode is not a field: the simulator always runs round-to-nearest-even, IEEE mode,
+/// DX10 clamp, with f32 and f64 denormals kept (FLOAT_DENORM_MODE_32 = FLOAT_DENORM_MODE_16_64
+/// = 3, what LLVM 19 writes for kernels with IEEE denormals), and
+/// [`Program::from_code_object`] refuses kernels with float instructions whose descriptor says
+/// otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelSetup {
     /// Architecture and wave size.
