@@ -5,7 +5,8 @@
 //!   header (kernel, target, VGPRs, SGPRs, LDS bytes, spill bytes per lane, code size) and then
 //!   [`CompiledKernel::asm`]: the final instructions, each with its offset and encoding;
 //! - `obj` writes the kernel's HSA code object (one kernel: the file's only one or `--kernel`),
-//!   by default to FILE with the extension `.co`, and prints a summary on standard error;
+//!   by default to FILE with the extension `.co`, with a DWARF line table mapping each
+//!   instruction to its `.qdm` line, and prints a summary on standard error;
 //! - `vcode` prints [`CompiledKernel::vcode`], the machine code before register allocation.
 //!
 //! `--wave32` (or `--target gfx1100:wave32`) picks gfx1100's 32-lane waves; the GFX9 targets run
@@ -18,7 +19,9 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 
-use qd_isel_amdgcn::{compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, Target, WaveSize};
+use qd_isel_amdgcn::{
+    compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, SourceFile, Target, WaveSize,
+};
 use qd_mir::{AnyEntity, Function, Inst, SourceMap};
 
 use crate::asm::parse_target;
@@ -155,7 +158,11 @@ fn compile_one(
         last.set(Some(i));
         map.line_of(index, AnyEntity::Inst(i))
     };
-    compile_kernel_with_lines(f, &AmdgcnOptions::new(target), &lines).map_err(|e| {
+    // The code object's DWARF line table names the file as given, relative to the current
+    // directory.
+    let comp_dir = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let source = SourceFile { comp_dir, file: path.to_string() };
+    compile_kernel_with_lines(f, &AmdgcnOptions::new(target), Some(&source), &lines).map_err(|e| {
         // The lowering asks for each instruction's line just before lowering it, so the last one
         // asked for is the one that failed — when the error names its op.
         let inst = last.get().filter(|&i| e.op.as_deref() == Some(f.insts[i].opcode.name()));
