@@ -646,11 +646,11 @@ fn unsupported_is_a_compile_error() {
 #[test]
 fn uniform_ints_use_the_salu() {
     let cases = [
-        ("add %x0, %x1", S::U64, &["s_add_u32", "s_addc_u32"][..], "v_add"),
-        ("mul %x0, %x1", S::I32, &["s_mul_i32"][..], "v_mul"),
-        ("shl %x0, %x1", S::U32, &["s_lshl_b32", "s_cselect_b32"][..], "v_lshl"),
-        ("min %x0, %x1", S::I64, &["s_subb_u32", "s_cselect_b32"][..], "v_cmp"),
-        ("cmp lt %x0, %x1", S::I32, &["s_cmp_lt_i32", "s_cselect_b32"][..], "v_cmp"),
+        ("add %x0, %x1", S::U64, &["s_add_u32", "s_addc_u32"][..], "v_readfirstlane"),
+        ("mul %x0, %x1", S::I32, &["s_mul_i32"][..], "v_mul_lo_u32"),
+        ("shl %x0, %x1", S::U32, &["s_lshl_b32", "s_cselect_b32"][..], "v_lshlrev_b32"),
+        ("min %x0, %x1", S::I64, &["s_subb_u32", "s_cselect_b32"][..], "v_cmp_lt_i64"),
+        ("cmp lt %x0, %x1", S::I32, &["s_cmp_lt_i32", "s_cselect_b32"][..], "v_cmp_lt_i32"),
     ];
     for (body, t, want, not) in cases {
         let rt = if body.starts_with("cmp") { S::Bool } else { t };
