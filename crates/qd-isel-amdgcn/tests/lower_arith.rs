@@ -143,7 +143,7 @@ fn values(t: S, seed: u64) -> Vec<u64> {
             9.223372036854776e18,
             -9.223372036854776e18,
             -9.223372036854778e18,
-            1.8446744073709550e19,
+            (u64::MAX - 2047) as f64,
             1.8446744073709552e19,
             f64::from(f32::MAX),
             3.4028235677973366e38,
@@ -387,7 +387,7 @@ fn int_and_bool_bitwise() {
         for op in ["and", "or", "xor"] {
             let a = values(t, 10 + n as u64);
             let b = rotated(values(t, 20 + n as u64), 3);
-            bin(op, t, a, b, &[0x1234_5678_1]);
+            bin(op, t, a, b, &[0x0001_2345_6781]);
         }
     }
 }
@@ -485,7 +485,7 @@ fn float_add_sub_mul_min_max() {
             let a = values(t, 70 + n as u64);
             let b = rotated(values(t, 80 + n as u64), 9);
             let one = if t == S::F32 { f32b(1.5) } else { f64b(1.5) };
-            let nan = if t == S::F32 { 0x7FC0_0abc } else { 0x7FF8_0000_0000_0abc };
+            let nan = if t == S::F32 { 0x7FC0_0ABC } else { 0x7FF8_0000_0000_0ABC };
             bin(op, t, a.clone(), b, &[one, nan]);
             // Each value against itself and every pairing of the edge values.
             bin(op, t, a.clone(), rotated(a.clone(), 1), &[]);
@@ -561,7 +561,7 @@ fn casts() {
             if from == to {
                 continue;
             }
-            run_op(&format!("cast %x0"), &[from], to, &[values(from, 170 + n as u64)], &[]);
+            run_op("cast %x0", &[from], to, &[values(from, 170 + n as u64)], &[]);
         }
     }
 }
