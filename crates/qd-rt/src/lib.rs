@@ -1,8 +1,9 @@
 //! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter), the
 //! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`), the
-//! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU)
-//! and the `sim-*` devices (kernels compiled by `qd-isel-amdgcn` for gfx942, gfx90a or gfx1100,
-//! run on its wave simulator).
+//! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU),
+//! the `hsa` device (an AMD GPU through the HSA runtime, kernels compiled by `qd-isel-amdgcn`) and
+//! the `sim-*` devices (kernels compiled by `qd-isel-amdgcn` for gfx942, gfx90a or gfx1100, run on
+//! its wave simulator).
 //!
 //! ```no_run
 //! use qd_rt::{ArgValue, Device, HostBuffer, LaunchOptions};
@@ -14,10 +15,11 @@
 //! ```
 //!
 //! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `vulkan`,
-//! `vulkan:1`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`, `best`). The `cuda` device probes for `libcuda` before any other driver call, and
-//! the `vulkan` device opens the Vulkan loader with `dlopen`, so a machine without a driver gets a
-//! clear [`RtError`] ("no CUDA driver (libcuda.so) found", "no Vulkan loader (libvulkan.so.1)
-//! found"), never a panic; driver failures name the API call and its `CUresult` / `VkResult`, and
+//! `vulkan:1`, `hsa`, `hsa:1`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`,
+//! `best`). The `cuda` device probes for `libcuda` before any other driver call, and the `vulkan`
+//! and `hsa` devices open the Vulkan loader and the HSA runtime with `dlopen`, so a machine
+//! without a driver gets a clear [`RtError`] ("no CUDA driver (libcuda.so) found", "no Vulkan
+//! loader (libvulkan.so.1) found", "hsa_init failed with HSA_STATUS_…"), never a panic; driver failures name the API call and its `CUresult` / `VkResult`, and
 //! a launch over a device limit fails before it starts with [`RtErrorKind::Limit`] naming it. [`crosscheck`] runs a kernel on the interpreter
 //! and on a device and compares every buffer bit for bit.
 //!
@@ -28,16 +30,16 @@
 //! ([`RtErrorKind::ProgramCheck`] naming the parameter) and read its status word after the last
 //! ([`RtErrorKind::ProgramStatus`] with the messages of the bits set).
 //!
-//! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`
-//! and `vulkan/raw.rs` and the `Send`/`Sync` claims for driver handles, each with a `// SAFETY:`
-//! comment.
+//! This is the only crate of the workspace allowed `unsafe`: the driver calls in `cuda/driver.rs`,
+//! `vulkan/raw.rs` and `hsa/` and the `Send`/`Sync` claims for driver handles, each with a
+//! `// SAFETY:` comment.
 
+mod amdgcn;
 mod args;
 mod cpu;
 pub mod crosscheck;
 mod cuda;
 mod error;
-#[allow(dead_code)] // wired into `Device` by the AMDGCN back end
 mod hsa;
 mod lowlevel;
 pub mod matrix;
@@ -62,18 +64,21 @@ pub enum DeviceKind {
     Cuda,
     /// A Vulkan device (a GPU, or lavapipe on the CPU) through ash.
     Vulkan,
+    /// An AMD GPU through the HSA runtime (ROCr), running qd's AMDGCN code.
+    Hsa,
     /// qd's AMDGCN code on the wave simulator (`sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`,
     /// `sim-gfx1100-w32`).
     Sim,
 }
 
 impl DeviceKind {
-    /// `cpu`, `cuda`, `vulkan` or `sim`.
+    /// `cpu`, `cuda`, `vulkan`, `hsa` or `sim`.
     pub fn name(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
             DeviceKind::Cuda => "cuda",
             DeviceKind::Vulkan => "vulkan",
+            DeviceKind::Hsa => "hsa",
             DeviceKind::Sim => "sim",
         }
     }
@@ -84,34 +89,38 @@ impl DeviceKind {
 pub struct DeviceInfo {
     /// Its kind.
     pub kind: DeviceKind,
-    /// The CUDA or Vulkan ordinal (0 for cpu; for sim, the index in [`Device::simulated`]:
+    /// The CUDA, Vulkan or HSA GPU-agent ordinal (0 for cpu; for sim, the index in [`Device::simulated`]:
     /// 0 `sim-gfx942`, 1 `sim-gfx90a`, 2 `sim-gfx1100`, 3 `sim-gfx1100-w32`).
     pub ordinal: usize,
-    /// The device's name (the GPU's marketing name; `MIR interpreter` for cpu,
+    /// The device's name (the GPU's marketing name — for hsa the agent's product name, or
+    /// `AMD GPU (gfx942)` when it has none; `MIR interpreter` for cpu,
     /// `AMDGCN wave simulator (gfx942)` for sim).
     pub name: String,
     /// The subgroup (warp) width.
     pub subgroup_width: u32,
     /// A one-line description (`sm_90, compute capability 9.0, driver 12.8, 132 SMs`; for Vulkan
-    /// the driver, API version, device type and subgroup size).
+    /// the driver, API version, device type and subgroup size; for hsa the ISA name, compute
+    /// units and wave size).
     pub detail: String,
     /// True when a block of a launch may wait (spin) on a flag that a block which started
     /// earlier sets, and be sure to see it set: the device keeps running started blocks. This
     /// is what single-pass algorithms (decoupled look-back scan, onesweep radix sort) need, with
     /// blocks numbered by an atomic ticket in start order. `cpu` and `sim-*` run blocks one
-    /// after another, each to completion, CUDA keeps resident blocks running; Vulkan does not
+    /// after another, each to completion, CUDA and HSA GPUs keep resident blocks running; Vulkan does not
     /// promise it (a lavapipe or GPU driver may run a later workgroup to completion before an
     /// earlier one starts).
     pub forward_progress: bool,
 }
 
 impl DeviceInfo {
-    /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`, `sim-gfx942`).
+    /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`, `hsa:0`,
+    /// `sim-gfx942`).
     pub fn spec(&self) -> String {
         match self.kind {
             DeviceKind::Cpu => format!("cpu:{}", self.subgroup_width),
             DeviceKind::Cuda => format!("cuda:{}", self.ordinal),
             DeviceKind::Vulkan => format!("vulkan:{}", self.ordinal),
+            DeviceKind::Hsa => format!("hsa:{}", self.ordinal),
             DeviceKind::Sim => sim::spec(self.ordinal).to_string(),
         }
     }
@@ -122,7 +131,8 @@ impl DeviceInfo {
 pub struct LaunchOptions {
     /// Replaces the kernel's grid.
     pub grid: Option<[u32; 3]>,
-    /// Replaces the kernel's block size (on CUDA, Vulkan and sim the kernel is compiled for it).
+    /// Replaces the kernel's block size (on CUDA, Vulkan, hsa and sim the kernel is compiled for
+    /// it).
     pub block: Option<[u32; 3]>,
 }
 
@@ -136,6 +146,7 @@ pub(crate) enum Imp {
     Cpu { width: u32 },
     Cuda(Box<cuda::CudaDevice>),
     Vulkan(Box<vulkan::VulkanDevice>),
+    Hsa(Box<hsa::device::HsaGpu>),
     Sim { target: qd_isel_amdgcn::Target },
 }
 
@@ -164,6 +175,16 @@ impl Device {
         Ok(Device { info, imp: Imp::Vulkan(Box::new(d)) })
     }
 
+    /// HSA GPU agent `ordinal` (the runtime's agent order, GPUs only): an AMD GPU running qd's
+    /// AMDGCN code, compiled for the agent's architecture (gfx90a, gfx942 or gfx1100) and
+    /// wavefront size. Without the runtime library, `/dev/kfd` or a GPU agent: `Err` of kind
+    /// `Unavailable` naming the failing HSA call and its status; another architecture is
+    /// `Unavailable` naming it and the supported ones.
+    pub fn hsa(ordinal: usize) -> Result<Device, RtError> {
+        let (g, info) = hsa::device::open(ordinal)?;
+        Ok(Device { info, imp: Imp::Hsa(Box::new(g)) })
+    }
+
     /// The AMDGCN wave simulator for `target` (gfx942, gfx90a or gfx1100 in wave64, gfx1100 in
     /// wave32): kernels compiled by `qd-isel-amdgcn`, run lane by lane (see [`sim`]). `Err` for a
     /// target that cannot run its wave size.
@@ -182,13 +203,13 @@ impl Device {
     }
 
     /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `cuda` (ordinal 0),
-    /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`
+    /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `hsa` (ordinal 0), `hsa:N`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`
     /// (wave64), `sim-gfx1100-w32` (wave32), `best`.
     pub fn open(spec: &str) -> Result<Device, RtError> {
         let bad = || {
             RtError::usage(format!(
                 "unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL, \
-                 sim-gfx942, sim-gfx90a, sim-gfx1100, sim-gfx1100-w32 or best)"
+                 hsa, hsa:ORDINAL, sim-gfx942, sim-gfx90a, sim-gfx1100, sim-gfx1100-w32 or best)"
             ))
         };
         if let Some((_, target)) = sim::parse(spec) {
@@ -221,16 +242,30 @@ impl Device {
                     .map_err(|_| RtError::usage(format!("vulkan:{n}: the ordinal must be a number")))?;
                 Device::vulkan(n)
             }
+            ("hsa", None) => Device::hsa(0),
+            ("hsa", Some(n)) => {
+                let n =
+                    n.parse::<usize>().map_err(|_| RtError::usage(format!("hsa:{n}: the ordinal must be a number")))?;
+                Device::hsa(n)
+            }
             _ => Err(bad()),
         }
     }
 
-    /// CUDA device 0 when it can be opened, else the first Vulkan device that is a real GPU (not
-    /// a CPU implementation such as lavapipe, which is slower than the interpreter is useful),
-    /// else the cpu device; [`Device::info`] says which.
+    /// CUDA device 0 when it can be opened, else the first HSA GPU qd compiles for (qd's own
+    /// AMDGCN code, not SPIR-V through a Vulkan driver), else the first Vulkan device that is a
+    /// real GPU (not a CPU implementation such as lavapipe, which is slower than the interpreter
+    /// is useful), else the cpu device; [`Device::info`] says which. Never a sim device.
     pub fn best() -> Device {
         if let Ok(d) = Device::cuda(0) {
             return d;
+        }
+        if let Ok((gpus, _)) = hsa::device::list() {
+            for info in gpus {
+                if let Ok(d) = Device::hsa(info.ordinal) {
+                    return d;
+                }
+            }
         }
         for i in vulkan::gpu_ordinals() {
             if let Ok(d) = Device::vulkan(i) {
@@ -240,8 +275,10 @@ impl Device {
         Device::cpu()
     }
 
-    /// Every device present: the cpu device (width 32) first, then each CUDA GPU, then each
-    /// Vulkan device. The sim devices are not listed (see [`Device::simulated`]).
+    /// Every device present: the cpu device (width 32) first, then each CUDA GPU, then each HSA
+    /// GPU agent qd compiles for, then each Vulkan device (an AMD GPU may be there twice, as
+    /// `hsa:N` and as `vulkan:M`). The sim devices are not listed (see [`Device::simulated`]).
+    /// Never fails: a missing driver only leaves its devices out.
     pub fn available() -> Vec<DeviceInfo> {
         let mut v = vec![cpu::info(32)];
         if let Ok(n) = cuda::count() {
@@ -251,8 +288,18 @@ impl Device {
                 }
             }
         }
+        if let Ok((gpus, _)) = hsa::device::list() {
+            v.extend(gpus);
+        }
         v.extend(vulkan::list().unwrap_or_default());
         v
+    }
+
+    /// Why no HSA device can be used (`None` when at least one can): the missing runtime library,
+    /// a failing `hsa_init` (no `/dev/kfd`), no GPU agent, or GPU agents of architectures qd does
+    /// not compile for.
+    pub fn hsa_unavailable_reason() -> Option<String> {
+        hsa::device::unavailable_reason()
     }
 
     /// Why no Vulkan device can be used (`None` when at least one can): no loader, no ICD, no
@@ -296,12 +343,13 @@ impl Device {
                 }
                 None => v.run_kernel(f, args, opts.grid),
             },
+            Imp::Hsa(_) => self.run_kernel_uploaded(f, args, opts),
             Imp::Sim { target } => sim::run_kernel(*target, f, args, opts),
         }
     }
 
     /// Runs a program of `m`: its launches in order on one stream (CUDA), in one command buffer
-    /// with barriers between them (Vulkan) or one after another (cpu, sim), the buffers resident
+    /// with barriers between them (Vulkan) or one after another (cpu, hsa, sim), the buffers resident
     /// on the device in between,
     /// downloaded in place at the end. The arguments are checked first (one per parameter, of
     /// its type, then the program's `check`s: [`RtErrorKind::ProgramCheck`]); a program with a
@@ -313,7 +361,7 @@ impl Device {
             Imp::Cpu { width } => cpu::run_program(*width, m, p, args),
             Imp::Cuda(c) => c.run_program(m, p, args),
             Imp::Vulkan(v) => v.run_program(m, p, args),
-            Imp::Sim { .. } => self.run_program_uploaded(m, p, args),
+            Imp::Hsa(_) | Imp::Sim { .. } => self.run_program_uploaded(m, p, args),
         }
     }
 }

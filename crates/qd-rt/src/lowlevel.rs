@@ -1,13 +1,16 @@
 //! The lower-level device API: buffers that live on the device ([`DeviceBuffer`]), compiled
 //! kernels ([`CompiledKernel`], cached by kernel text and target on CUDA and Vulkan; AMDGCN code
-//! objects on the `sim-*` devices), asynchronous launches
+//! objects on the `sim-*` and `hsa` devices, loaded into an executable on `hsa`), asynchronous
+//! launches
 //! over [`DeviceArg`]s and `synchronize`. `Device::run_kernel`/`run_program` are built from the
 //! same pieces; use these to keep buffers resident across several launches.
 
+use crate::amdgcn;
 use crate::args;
 use crate::cpu::{self, CpuBuffer};
 use crate::cuda::{self, CudaBuffer, Loaded, Slot};
 use crate::error::RtError;
+use crate::hsa::{device::Slot as HsaSlot, HsaBuffer, HsaKernel};
 use crate::sim;
 use crate::vulkan::{self, raw::Buf};
 use crate::{Device, HostBuffer, Imp};
@@ -15,8 +18,8 @@ use qd_mir::interp::ArgValue;
 use qd_mir::{Function, ScalarType};
 use std::sync::{Arc, Mutex};
 
-/// A buffer on a device (host memory for `cpu` and `sim-*`, device memory for `cuda`, a
-/// host-visible storage buffer for `vulkan`; freed on drop). The `cpu` and `sim-*` devices both
+/// A buffer on a device (host memory for `cpu` and `sim-*`, device memory for `cuda` and `hsa`
+/// (coarse-grained GPU memory), a host-visible storage buffer for `vulkan`; freed on drop). The `cpu` and `sim-*` devices both
 /// keep their buffers in host memory and each may launch on the other's buffers.
 pub struct DeviceBuffer {
     elem: ScalarType,
@@ -28,6 +31,7 @@ enum BufImp {
     Cpu(CpuBuffer),
     Cuda(CudaBuffer),
     Vulkan(Arc<Buf>),
+    Hsa(HsaBuffer),
 }
 
 impl DeviceBuffer {
@@ -109,6 +113,7 @@ pub struct CompiledKernel {
     cuda: Option<Loaded>,
     vulkan: Option<Arc<vulkan::Kernel>>,
     amdgcn: Option<Arc<qd_isel_amdgcn::CompiledKernel>>,
+    hsa: Option<HsaKernel>,
 }
 
 impl CompiledKernel {
@@ -127,18 +132,18 @@ impl CompiledKernel {
         self.vulkan.as_ref().map(|k| &*k.words)
     }
 
-    /// The AMDGCN code object (an HSA ELF; `sim-*` devices only).
+    /// The AMDGCN code object (an HSA ELF; `sim-*` and `hsa` devices only).
     pub fn code_object(&self) -> Option<&[u8]> {
         self.amdgcn.as_ref().map(|k| &*k.code_object)
     }
 
-    /// The AMDGCN assembly listing (`sim-*` devices only).
+    /// The AMDGCN assembly listing (`sim-*` and `hsa` devices only).
     pub fn amdgcn_asm(&self) -> Option<String> {
         self.amdgcn.as_ref().map(|k| k.asm())
     }
 
-    /// The subgroup width the kernel was compiled for (Vulkan only; the cpu, cuda and sim devices
-    /// have one width).
+    /// The subgroup width the kernel was compiled for (Vulkan only; the cpu, cuda, hsa and sim
+    /// devices have one width).
     pub fn subgroup_width(&self) -> Option<u32> {
         self.vulkan.as_ref().map(|k| k.width)
     }
@@ -165,6 +170,11 @@ impl Device {
                 BufImp::Cuda(c.upload(&st, &b.data)?)
             }
             Imp::Vulkan(v) => BufImp::Vulkan(Arc::new(v.upload(&b.data)?)),
+            Imp::Hsa(g) => {
+                let d = g.dev.alloc(b.data.len())?;
+                g.dev.upload(&d, &b.data)?;
+                BufImp::Hsa(d)
+            }
         };
         Ok(DeviceBuffer { elem: b.elem, len, imp })
     }
@@ -187,8 +197,14 @@ impl Device {
                 d.read(&mut data);
                 Ok(HostBuffer { elem: b.elem, data })
             }
+            (Imp::Hsa(g), BufImp::Hsa(d)) if d.is_of(&g.dev) => {
+                let mut data = vec![0u8; b.len * b.elem.bytes() as usize];
+                g.dev.download(d, &mut data)?;
+                Ok(HostBuffer { elem: b.elem, data })
+            }
             (_, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer can only be read by its cuda device")),
             (_, BufImp::Vulkan(_)) => Err(RtError::usage("a vulkan buffer can only be read by its vulkan device")),
+            (_, BufImp::Hsa(_)) => Err(RtError::usage("an hsa buffer can only be read by its hsa device")),
         }
     }
 
@@ -232,8 +248,10 @@ impl Device {
                 d.write(&src.data);
                 Ok(())
             }
+            (Imp::Hsa(g), BufImp::Hsa(d)) if d.is_of(&g.dev) => g.dev.upload(d, &src.data),
             (_, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer can only be written by its cuda device")),
             (_, BufImp::Vulkan(_)) => Err(RtError::usage("a vulkan buffer can only be written by its vulkan device")),
+            (_, BufImp::Hsa(_)) => Err(RtError::usage("an hsa buffer can only be written by its hsa device")),
         }
     }
 
@@ -244,44 +262,59 @@ impl Device {
             (Imp::Cpu { .. } | Imp::Sim { .. }, BufImp::Cpu(_)) => true,
             (Imp::Cuda(c), BufImp::Cuda(d)) => d.is_of(&c.shared),
             (Imp::Vulkan(v), BufImp::Vulkan(d)) => d.is_of(&v.gpu),
+            (Imp::Hsa(g), BufImp::Hsa(d)) => d.is_of(&g.dev),
             _ => false,
         }
     }
 
     /// Compiles a kernel for this device (CUDA: PTX for its `sm_XY`, loaded and cached by kernel
-    /// text and target; sim: an AMDGCN code object for its target). To change the block size,
+    /// text and target; sim: an AMDGCN code object for its target; hsa: an AMDGCN code object for
+    /// the GPU's architecture and wave size, loaded into an executable). To change the block size,
     /// compile a copy of the function with `launch.block` replaced: the PTX and AMDGCN code bake
     /// the block shape in.
     pub fn compile(&self, f: &Function) -> Result<CompiledKernel, RtError> {
         let function = Arc::new(f.clone());
         match &self.imp {
-            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None, vulkan: None, amdgcn: None }),
+            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None, vulkan: None, amdgcn: None, hsa: None }),
             Imp::Cuda(c) => {
                 let mut st = c.shared.lock()?;
                 let l = c.load(&mut st, f)?;
-                Ok(CompiledKernel { function, cuda: Some(l), vulkan: None, amdgcn: None })
+                Ok(CompiledKernel { function, cuda: Some(l), vulkan: None, amdgcn: None, hsa: None })
             }
-            Imp::Vulkan(v) => Ok(CompiledKernel { function, cuda: None, vulkan: Some(v.compile(f)?), amdgcn: None }),
+            Imp::Vulkan(v) => {
+                Ok(CompiledKernel { function, cuda: None, vulkan: Some(v.compile(f)?), amdgcn: None, hsa: None })
+            }
+            Imp::Hsa(g) => {
+                let (code, kernel) = g.compile(f)?;
+                Ok(CompiledKernel {
+                    function,
+                    cuda: None,
+                    vulkan: None,
+                    amdgcn: Some(Arc::new(code)),
+                    hsa: Some(kernel),
+                })
+            }
             Imp::Sim { target } => Ok(CompiledKernel {
                 function,
                 cuda: None,
                 vulkan: None,
-                amdgcn: Some(Arc::new(sim::compile(*target, f)?)),
+                amdgcn: Some(Arc::new(amdgcn::compile(*target, f)?)),
+                hsa: None,
             }),
         }
     }
 
     /// Launches a compiled kernel; `grid` overrides the kernel's grid policy. Asynchronous on
-    /// CUDA (call [`Device::synchronize`] or [`Device::download`]); the `cpu` device runs it to
-    /// completion.
+    /// CUDA and Vulkan (call [`Device::synchronize`] or [`Device::download`]); the `cpu`, `sim-*`
+    /// and `hsa` devices run it to completion.
     pub fn launch(&self, k: &CompiledKernel, argv: &[DeviceArg<'_>], grid: Option<[u32; 3]>) -> Result<(), RtError> {
         self.launch_all(&[Launch { kernel: k, args: argv, grid }])
     }
 
     /// Launches kernels in order, asynchronously as [`Device::launch`]: every launch's arguments
     /// are checked before the first one starts; on Vulkan they go in one command buffer (a
-    /// compute→compute barrier before each), on CUDA on the device's stream, on `cpu` and
-    /// `sim-*` one after another.
+    /// compute→compute barrier before each), on CUDA on the device's stream, on `cpu`, `sim-*`
+    /// and `hsa` one after another (on `hsa` each dispatch waits for the one before).
     pub(crate) fn launch_all(&self, launches: &[Launch<'_, '_>]) -> Result<(), RtError> {
         for l in launches {
             check_launch_args(&l.kernel.function, l.args)?;
@@ -325,7 +358,7 @@ impl Device {
                         slots.push(match a {
                             DeviceArg::Buffer(b) => match &b.imp {
                                 BufImp::Cuda(d) => Slot::Ptr(d.ptr),
-                                BufImp::Cpu(_) | BufImp::Vulkan(_) => {
+                                BufImp::Cpu(_) | BufImp::Vulkan(_) | BufImp::Hsa(_) => {
                                     return Err(RtError::usage(format!(
                                         "{}: a buffer of another device passed to the cuda device",
                                         ctx()
@@ -368,7 +401,7 @@ impl Device {
                         slots.push(match a {
                             DeviceArg::Buffer(b) => match &b.imp {
                                 BufImp::Vulkan(d) if d.is_of(&v.gpu) => vulkan::Slot::Buf(d.clone()),
-                                BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                                BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) | BufImp::Hsa(_) => {
                                     return Err(RtError::usage(format!(
                                         "{}: a buffer of another device passed to the vulkan device",
                                         ctx()
@@ -384,13 +417,44 @@ impl Device {
                 }
                 v.launch_all(ds)
             }
+            Imp::Hsa(g) => {
+                let mut ready = Vec::with_capacity(launches.len());
+                for l in launches {
+                    let f = &*l.kernel.function;
+                    let ctx = || format!("kernel @{}", f.name);
+                    let (Some(code), Some(kernel)) = (&l.kernel.amdgcn, &l.kernel.hsa) else {
+                        return Err(RtError::usage(format!("{}: compiled for another device", ctx())));
+                    };
+                    let mut slots = Vec::with_capacity(l.args.len());
+                    for a in l.args {
+                        slots.push(match a {
+                            DeviceArg::Buffer(b) => match &b.imp {
+                                BufImp::Hsa(d) if d.is_of(&g.dev) => HsaSlot::Ptr(d.device_ptr()),
+                                BufImp::Cpu(_) | BufImp::Cuda(_) | BufImp::Vulkan(_) | BufImp::Hsa(_) => {
+                                    return Err(RtError::usage(format!(
+                                        "{}: a buffer of another device passed to the hsa device",
+                                        ctx()
+                                    )))
+                                }
+                            },
+                            DeviceArg::Scalar(t, v) => HsaSlot::Scalar(*t, *v),
+                        });
+                    }
+                    ready.push(g.prepare(f, code, kernel, &slots, l.grid)?);
+                }
+                for r in ready.iter().flatten() {
+                    g.dispatch(r)?;
+                }
+                Ok(())
+            }
         }
     }
 
     /// Waits for every launch issued so far.
     pub fn synchronize(&self) -> Result<(), RtError> {
         match &self.imp {
-            Imp::Cpu { .. } | Imp::Sim { .. } => Ok(()),
+            // Every hsa dispatch waits for its completion signal.
+            Imp::Cpu { .. } | Imp::Sim { .. } | Imp::Hsa(_) => Ok(()),
             Imp::Cuda(c) => {
                 let mut st = c.shared.lock()?;
                 c.sync(&st).map_err(|e| c.recover(&mut st, e))
@@ -415,7 +479,7 @@ fn host_args<'b>(f: &Function, argv: &[DeviceArg<'b>], device: &str) -> Result<H
                     bufs.push(Some(h));
                     scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
                 }
-                BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                BufImp::Cuda(_) | BufImp::Vulkan(_) | BufImp::Hsa(_) => {
                     return Err(RtError::usage(format!(
                         "kernel @{}: a buffer of a GPU device passed to the {device} device",
                         f.name
@@ -438,4 +502,5 @@ fn _assert_send_sync() {
     is::<CompiledKernel>();
     is::<cuda::CudaDevice>();
     is::<vulkan::VulkanDevice>();
+    is::<crate::hsa::device::HsaGpu>();
 }

@@ -11,14 +11,18 @@
 //! (through the device's compiled-kernel cache on CUDA and Vulkan, so later runs reuse the
 //! compiled code), allocates a zeroed status word when the program has one, issues the launches
 //! in order (one command buffer on Vulkan, the device's stream on CUDA, one after another on
-//! `cpu` and `sim-*`), waits for them and reads the status word: a non-zero word is
+//! `cpu`, `sim-*` and `hsa`), waits for them and reads the status word: a non-zero word is
 //! [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus) with its bits' messages.
+//!
+//! The `sim-*` and `hsa` devices build their host-buffer runs from these pieces too:
+//! `run_program` uploads, runs resident and downloads (`run_program_uploaded`), and the `hsa`
+//! device's `run_kernel` compiles, uploads, launches and downloads (`run_kernel_uploaded`).
 
 use crate::error::RtError;
 use crate::lowlevel::{check_launch_args, describe_kind, Launch};
-use crate::{args, CompiledKernel, Device, DeviceArg, DeviceBuffer};
+use crate::{args, CompiledKernel, Device, DeviceArg, DeviceBuffer, LaunchOptions};
 use qd_mir::interp::ArgValue;
-use qd_mir::{LaunchArg, Module, Program, ScalarType};
+use qd_mir::{Function, LaunchArg, Module, Program, ScalarType};
 use std::collections::HashMap;
 
 impl Device {
@@ -112,6 +116,48 @@ impl Device {
             }
         }
         r
+    }
+
+    /// [`Device::run_kernel`] built from the lower-level API (the `hsa` device): the arguments
+    /// are checked, the kernel is compiled (for `opts.block` when given: the code bakes the block
+    /// shape in), each buffer is uploaded, the kernel is launched over `opts.grid` or its policy,
+    /// and every buffer is downloaded in place.
+    pub(crate) fn run_kernel_uploaded(
+        &self,
+        f: &Function,
+        argv: &mut [ArgValue],
+        opts: &LaunchOptions,
+    ) -> Result<(), RtError> {
+        let ctx = || format!("kernel @{}", f.name);
+        args::check_kernel_args(f, argv).map_err(|e| e.context(ctx()))?;
+        let f = crate::amdgcn::with_block(f, opts.block);
+        let k = self.compile(&f)?;
+        enum Slot {
+            Buf(DeviceBuffer),
+            Scalar(ScalarType, u64),
+        }
+        let mut slots = Vec::with_capacity(argv.len());
+        for a in argv.iter() {
+            slots.push(match a {
+                ArgValue::Buffer(b) => Slot::Buf(self.upload(b).map_err(|e| e.context(ctx()))?),
+                ArgValue::Scalar(t, v) => Slot::Scalar(*t, *v),
+            });
+        }
+        let dargs: Vec<DeviceArg<'_>> = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Buf(b) => DeviceArg::Buffer(b),
+                Slot::Scalar(t, v) => DeviceArg::Scalar(*t, *v),
+            })
+            .collect();
+        self.launch(&k, &dargs, opts.grid)?;
+        self.synchronize().map_err(|e| e.context(ctx()))?;
+        for (a, s) in argv.iter_mut().zip(&slots) {
+            if let Slot::Buf(b) = s {
+                *a = ArgValue::Buffer(self.download(b).map_err(|e| e.context(ctx()))?);
+            }
+        }
+        Ok(())
     }
 
     /// The checks of a resident run made before anything is compiled or launched; every

@@ -31,13 +31,14 @@
 //! [`Device::simulated`](crate::Device::simulated); `QD_TEST_DEVICES=sim-gfx942,sim-gfx1100-w32`
 //! puts them in a test suite's [`DeviceMatrix`](crate::DeviceMatrix).
 
+use crate::amdgcn;
 use crate::args;
 use crate::cpu::{self, CpuBuffer};
 use crate::error::RtError;
 use crate::{DeviceInfo, DeviceKind, LaunchOptions};
 use qd_isel_amdgcn::runner::{self, RunError};
 use qd_isel_amdgcn::sim::SimOptions;
-use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, Arch, CompiledKernel, Family, Target, WaveSize};
+use qd_isel_amdgcn::{Arch, CompiledKernel, Family, Target, WaveSize};
 use qd_mir::interp::ArgValue;
 use qd_mir::{Function, GridPolicy};
 
@@ -104,22 +105,15 @@ fn options() -> SimOptions {
     }
 }
 
-/// Compiles `f` for `target`; a back-end error is a compile error naming the kernel.
-pub(crate) fn compile(target: Target, f: &Function) -> Result<CompiledKernel, RtError> {
-    compile_kernel(f, &AmdgcnOptions::new(target))
-        .map_err(|e| RtError::compile_text(e.to_string()).context(format!("kernel @{}", f.name)))
-}
-
 /// The grid of a launch of `f`: the override, else its policy (saturating: [`SATURATING_BLOCKS`]).
 pub(crate) fn grid(
     f: &Function,
     grid_override: Option<[u32; 3]>,
     scalar: impl Fn(usize) -> Option<(qd_mir::ScalarType, u64)>,
 ) -> Result<[u32; 3], RtError> {
-    // `args::grid` launches 4 blocks per SM for a saturating grid: one "SM" gives the
-    // interpreter's 4 blocks.
+    // A saturating grid is 4 blocks per compute unit: one unit gives the interpreter's 4 blocks.
     const _: () = assert!(SATURATING_BLOCKS == 4);
-    args::grid(f, grid_override, scalar, 1).map_err(|e| e.context(format!("kernel @{}", f.name)))
+    amdgcn::grid(f, grid_override, scalar, 1)
 }
 
 /// Runs a compiled kernel over one argument per parameter (`bind` as `runner::run` takes it).
@@ -146,17 +140,9 @@ pub(crate) fn run_kernel(
     opts: &LaunchOptions,
 ) -> Result<(), RtError> {
     args::check_kernel_args(f, argv).map_err(|e| e.context(format!("kernel @{}", f.name)))?;
-    let resized;
-    let f = match opts.block {
-        Some(b) if b != f.launch.block => {
-            let mut g = f.clone();
-            g.launch.block = b;
-            resized = g;
-            &resized
-        }
-        _ => f,
-    };
-    let k = compile(target, f)?;
+    let f = amdgcn::with_block(f, opts.block);
+    let f = &*f;
+    let k = amdgcn::compile(target, f)?;
     let g = grid(f, opts.grid, |i| match argv.get(i) {
         Some(ArgValue::Scalar(t, v)) => Some((*t, *v)),
         _ => None,

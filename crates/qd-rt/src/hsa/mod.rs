@@ -18,6 +18,7 @@
 //!
 //! All `unsafe` of the device is here and in [`ffi`]; each block says why it is sound.
 
+pub(crate) mod device;
 pub(crate) mod ffi;
 #[cfg(test)]
 mod tests;
@@ -169,9 +170,9 @@ impl HsaBuffer {
         self.ptr as u64
     }
 
-    /// The size in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
+    /// Whether `dev` allocated this buffer.
+    pub(crate) fn is_of(&self, dev: &HsaDevice) -> bool {
+        Arc::ptr_eq(&self.inner, &dev.inner)
     }
 }
 
@@ -235,16 +236,7 @@ impl HsaDevice {
         api.check_unavailable("hsa_init", unsafe { (api.hsa_init)() })
             .map_err(|e| RtError::unavailable(format!("{} (no AMD GPU, or no access to /dev/kfd)", e.message)))?;
         let guard = ShutDown(Some(api.clone()));
-        let agents = agents(&api)?;
-        let mut gpus = Vec::new();
-        let mut cpus = Vec::new();
-        for a in agents {
-            match agent_u32(&api, a, ffi::AGENT_INFO_DEVICE)? {
-                ffi::DEVICE_TYPE_GPU => gpus.push(a),
-                ffi::DEVICE_TYPE_CPU => cpus.push(a),
-                _ => {}
-            }
-        }
+        let (gpus, cpus) = gpu_and_cpu_agents(&api)?;
         if gpus.is_empty() {
             return Err(RtError::unavailable(format!(
                 "hsa_iterate_agents found no GPU agent (the HSA runtime {} sees {} CPU agent{})",
@@ -317,6 +309,19 @@ impl HsaDevice {
             timeout: Duration::from_secs(timeout),
         };
         Ok((HsaDevice { inner: Arc::new(inner) }, info))
+    }
+
+    /// Describes every GPU agent of the runtime without opening a queue (`hsa_init`, the agents,
+    /// `hsa_shut_down`): an empty list when the runtime sees no GPU; `Err` as [`HsaDevice::open`]
+    /// when the library is missing or `hsa_init` fails.
+    pub(crate) fn list() -> Result<Vec<HsaInfo>, RtError> {
+        let api = ffi::api()?;
+        // SAFETY: as in `open_with`; the reference is dropped by the guard below.
+        api.check_unavailable("hsa_init", unsafe { (api.hsa_init)() })
+            .map_err(|e| RtError::unavailable(format!("{} (no AMD GPU, or no access to /dev/kfd)", e.message)))?;
+        let _guard = ShutDown(Some(api.clone()));
+        let (gpus, _) = gpu_and_cpu_agents(&api)?;
+        gpus.iter().enumerate().map(|(i, &g)| describe(&api, g, i)).collect()
     }
 
     /// Allocates `bytes` (at least 16) of device memory.
@@ -719,6 +724,20 @@ fn agents(api: &Api) -> Result<Vec<Agent>, RtError> {
     let r = unsafe { (api.hsa_iterate_agents)(push_agent, (&mut v as *mut Vec<Agent>).cast()) };
     api.check_unavailable("hsa_iterate_agents", r)?;
     Ok(v)
+}
+
+/// The GPU agents and the CPU agents, each in the runtime's order.
+fn gpu_and_cpu_agents(api: &Api) -> Result<(Vec<Agent>, Vec<Agent>), RtError> {
+    let mut gpus = Vec::new();
+    let mut cpus = Vec::new();
+    for a in agents(api)? {
+        match agent_u32(api, a, ffi::AGENT_INFO_DEVICE)? {
+            ffi::DEVICE_TYPE_GPU => gpus.push(a),
+            ffi::DEVICE_TYPE_CPU => cpus.push(a),
+            _ => {}
+        }
+    }
+    Ok((gpus, cpus))
 }
 
 fn pools(api: &Api, a: Agent) -> Result<Vec<Pool>, RtError> {
