@@ -19,7 +19,9 @@
 //! `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`: qd's AMD machine code on the wave simulator)
 //! are never in the default matrix — they are far slower than the interpreter and are not
 //! hardware — so a suite runs on them only when named here:
-//! `QD_TEST_DEVICES=sim-gfx942 cargo test -p qd-lib --test suite`.
+//! `QD_TEST_DEVICES=sim-gfx942 cargo test -p qd-lib --test suite`. An AMD GPU (`hsa:N`) is not in
+//! the default matrix either while the AMDGCN back end lowers only part of MIR:
+//! `QD_TEST_DEVICES=hsa:0` runs a suite on it.
 
 use crate::{Device, DeviceKind};
 

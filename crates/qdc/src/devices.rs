@@ -1,5 +1,7 @@
 //! `qdc devices`: every device `qd_rt::Device::available()` finds, one per line as
-//! `SPEC  NAME (DETAIL)`, and why CUDA or Vulkan is absent when it is.
+//! `SPEC  NAME (DETAIL)`; why CUDA, HSA (AMD GPUs) or Vulkan is absent when it is; then the AMDGCN
+//! wave simulators (`Device::simulated()`), which are always there, each marked `[simulator]`
+//! (test tools running qd's AMD machine code lane by lane, not hardware).
 
 /// Runs `qdc devices`.
 pub fn devices(args: &[String]) -> Result<(), String> {
@@ -12,8 +14,14 @@ pub fn devices(args: &[String]) -> Result<(), String> {
     if let Some(why) = qd_rt::Device::cuda_unavailable_reason() {
         println!("cuda: not available: {why}");
     }
+    if let Some(why) = qd_rt::Device::hsa_unavailable_reason() {
+        println!("hsa: not available: {why}");
+    }
     if let Some(why) = qd_rt::Device::vulkan_unavailable_reason() {
         println!("vulkan: not available: {why}");
+    }
+    for d in qd_rt::Device::simulated() {
+        println!("{:<8} {} ({}) [simulator]", d.spec(), d.name, d.detail);
     }
     Ok(())
 }

@@ -17,8 +17,9 @@
 //!   [-o OUT] [--kernel NAME]` compiles to AMDGCN machine code: the final assembly with a
 //!   resource header (default), the HSA code object of one kernel (default OUT: FILE.co), or the
 //!   VCode before register allocation.
-//! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each Vulkan device) and says why
-//!   CUDA or Vulkan is absent.
+//! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each HSA (AMD) GPU, each Vulkan
+//!   device), says why CUDA, HSA or Vulkan is absent, and lists the AMDGCN simulators (`sim-*`,
+//!   marked `[simulator]`).
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the best device,
 //!   then sorts one million keys there with `qd_lib::algorithms::sort` and prints the time.
 //! - `qdc algo ALGORITHM …` writes a qd-lib device-wide algorithm (reduce, exclusive scan, select,
@@ -69,7 +70,8 @@ USAGE:
   qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]
 
 G and B are `X` or `X,Y,Z` (default: the kernel's launch configuration); S defaults to 32.
-D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | vulkan | vulkan:ORDINAL | best
+D: cpu (default) | cpu:WIDTH | cuda | cuda:ORDINAL | vulkan | vulkan:ORDINAL | hsa | hsa:ORDINAL | best
+   | sim-gfx942 | sim-gfx90a | sim-gfx1100 | sim-gfx1100-w32 (`qdc devices` lists them)
 ALGORITHM: reduce-add | reduce-min | reduce-max | exclusive-scan-add | exclusive-scan-min
       | exclusive-scan-max | select | reduce-by-key-add | sort (N defaults to 1000000, T to u32)
 SPEC: iota:TYPE:N | zeros:TYPE:N | fill:TYPE:N:VALUE | rand:TYPE:N:SEED | FILE.npy | TYPE:[V V ...]

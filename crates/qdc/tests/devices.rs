@@ -68,6 +68,16 @@ fn devices_lists_cpu() {
     assert!(s.lines().next().is_some_and(|l| l.starts_with("cpu:32")), "{s}");
     // Either a GPU line or the reason there is none.
     assert!(s.contains("cuda:0") || s.contains("cuda: not available: "), "{s}");
+    match qd_rt::Device::hsa_unavailable_reason() {
+        Some(why) => assert!(s.contains(&format!("hsa: not available: {why}\n")), "{s}"),
+        None => assert!(s.lines().any(|l| l.starts_with("hsa:0 ")), "{s}"),
+    }
+    // The four simulators, last, each marked.
+    let sims: Vec<&str> = s.lines().filter(|l| l.ends_with("[simulator]")).collect();
+    assert_eq!(sims.len(), 4, "{s}");
+    assert!(sims[0].starts_with("sim-gfx942 AMDGCN wave simulator (gfx942) ("), "{s}");
+    assert!(sims[3].starts_with("sim-gfx1100-w32 AMDGCN wave simulator (gfx1100, wave32) ("), "{s}");
+    assert!(s.trim_end().ends_with(sims[3]), "{s}");
 }
 
 #[test]
