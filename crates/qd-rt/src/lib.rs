@@ -8,7 +8,7 @@
 //! ```no_run
 //! use qd_rt::{ArgValue, Device, HostBuffer, LaunchOptions};
 //! # fn demo(f: &qd_mir::Function) -> Result<(), qd_rt::RtError> {
-//! let dev = Device::best();                 // cuda when a driver and a GPU are there, else cpu
+//! let dev = Device::best();                 // cuda, else an AMD GPU (hsa), else a Vulkan GPU, else cpu
 //! let mut args = vec![ArgValue::Buffer(HostBuffer::from_bits(qd_mir::ScalarType::U32, 0..64))];
 //! dev.run_kernel(f, &mut args, &LaunchOptions::default())?; // buffers updated in place
 //! # Ok(()) }

@@ -103,7 +103,8 @@ fn opening_without_a_gpu_is_unavailable_never_a_panic() {
 
 #[test]
 fn hsa_specs_parse() {
-    for (spec, want) in [("hsa:x", "hsa:x: the ordinal must be a number"), ("hsa:-1", "hsa:-1: the ordinal must be a number")]
+    for (spec, want) in
+        [("hsa:x", "hsa:x: the ordinal must be a number"), ("hsa:-1", "hsa:-1: the ordinal must be a number")]
     {
         let e = Device::open(spec).unwrap_err();
         assert_eq!(e.kind, RtErrorKind::Usage, "{spec}");

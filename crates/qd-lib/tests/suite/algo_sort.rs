@@ -99,7 +99,8 @@ pub fn register(s: &mut Suite) {
                 let keys = keys_of::<u32>("random", n, 15);
                 return run_case(dev, &keys, None, 32, n as u64, &[n], Strategy::MultiLaunch);
             }
-            DeviceKind::Cuda => {}
+            // A GPU through CUDA or HSA: the whole case.
+            DeviceKind::Cuda | DeviceKind::Hsa => {}
         }
         strategies_agree::<u32>(dev, n, 32, "random", &[n, 65_537])?;
         let keys = keys_of::<f64>("random", n, 14);
@@ -116,7 +117,7 @@ fn full_width_runs_on(dev: &Device) -> bool {
         DeviceKind::Cpu => info.subgroup_width == 32,
         // The simulator is slower than the interpreter: the end_bit sorts at 65 537 suffice.
         DeviceKind::Sim => false,
-        DeviceKind::Cuda | DeviceKind::Vulkan => true,
+        DeviceKind::Cuda | DeviceKind::Hsa | DeviceKind::Vulkan => true,
     }
 }
 

@@ -16,6 +16,10 @@
 //! runtime poisons the device: nothing is freed any more (the GPU may still use it) and every
 //! later call fails at once saying why.
 //!
+//! [`HsaDevice::list`] describes the GPU agents without opening a queue (for
+//! `Device::available`). [`device`] puts all this behind the public `Device` API (`hsa`,
+//! `hsa:N`): the target from the agent's ISA, compiled kernels, launches.
+//!
 //! All `unsafe` of the device is here and in [`ffi`]; each block says why it is sound.
 
 pub(crate) mod device;
