@@ -20,9 +20,10 @@ step() { printf '\n==> %s\n' "$*"; }
 # llvm-readelf-19, ld.lld-19 — test-only oracles; nothing in qd links LLVM). They are installed
 # from Debian when missing; the tests that need them say so and skip when they are absent.
 step "test oracles"
-if ! command -v llvm-mc-19 >/dev/null 2>&1 || ! command -v ld.lld-19 >/dev/null 2>&1; then
+if ! command -v llvm-mc-19 >/dev/null 2>&1 || ! command -v ld.lld-19 >/dev/null 2>&1 \
+  || ! [ -e /usr/include/hsa/hsa.h ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends llvm-19 lld-19 >/dev/null \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends llvm-19 lld-19 libhsa-runtime-dev >/dev/null \
       || echo "warning: could not install llvm-19/lld-19; the AMDGCN oracle tests will skip"
   else
     echo "warning: llvm-19/lld-19 missing and apt-get unavailable (not root?); the AMDGCN oracle tests will skip"

@@ -62,7 +62,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..KernelResources::default()
         };
         let arg = KernelArg { name: "data".into(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer };
-        let kernel = KernelCode { name: "row_scan".into(), code, resources, args: vec![arg] };
+        let kernel = KernelCode { name: "row_scan".into(), code, resources, args: vec![arg], lines: None };
         let object = write_code_object(&CodeObjectConfig::new(target), &[kernel])?;
 
         // Code object -> simulator: one workgroup of 64 work-items over a 64-element buffer.

@@ -377,9 +377,12 @@ impl Emitter {
         // v1 = flat work-item id of this lane; s13 = the first live lane's, / lanes = wave index.
         out.push(t(Op::VBfeU32, &[Operand::v(2), Operand::v(0), Operand::Int(10), Operand::Int(10)]));
         out.push(t(Op::VBfeU32, &[Operand::v(3), Operand::v(0), Operand::Int(20), Operand::Int(10)]));
-        out.push(t(Op::VMadU32U24, &[Operand::v(3), Operand::imm32(by), Operand::v(3), Operand::v(2)]));
+        // (GFX9 VOP3 takes no literal: the block sizes go through s10/s11, free by now.)
+        out.push(t(Op::SMovB32, &[Operand::s(10), Operand::imm32(by)]));
+        out.push(t(Op::SMovB32, &[Operand::s(11), Operand::imm32(bx)]));
+        out.push(t(Op::VMadU32U24, &[Operand::v(3), Operand::s(10), Operand::v(3), Operand::v(2)]));
         out.push(t(Op::VAndB32, &[Operand::v(2), Operand::imm32(0x3ff), Operand::v(0)]));
-        out.push(t(Op::VMadU32U24, &[Operand::v(1), Operand::imm32(bx), Operand::v(3), Operand::v(2)]));
+        out.push(t(Op::VMadU32U24, &[Operand::v(1), Operand::s(11), Operand::v(3), Operand::v(2)]));
         out.push(t(Op::VReadfirstlaneB32, &[Operand::s(13), Operand::v(1)]));
         out.push(t(Op::SLshrB32, &[Operand::s(13), Operand::s(13), Operand::imm32(lanes.trailing_zeros())]));
         out.push(t(Op::SMulI32, &[Operand::s(12), Operand::s(12), Operand::imm32(waves_per_group)]));

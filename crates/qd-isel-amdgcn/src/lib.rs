@@ -16,6 +16,7 @@
 
 pub mod abi;
 pub mod code_object;
+pub mod dwarf;
 mod emit;
 mod hazard;
 pub mod isa;
@@ -48,6 +49,15 @@ pub struct AmdgcnOptions {
     pub max_sgprs: u32,
     /// Run regalloc2's SSA validator and checker on the allocation (tests turn this on).
     pub check_regalloc: bool,
+}
+
+/// Where the MIR came from, for the DWARF line table of the code object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The compilation directory.
+    pub comp_dir: String,
+    /// The file name (the `.qdm` file, or the Rust file of the builder calls).
+    pub file: String,
 }
 
 impl AmdgcnOptions {
@@ -155,14 +165,16 @@ impl CompiledKernel {
 
 /// Compiles a kernel with no source lines.
 pub fn compile_kernel(f: &Function, opts: &AmdgcnOptions) -> Result<CompiledKernel, CompileError> {
-    compile_kernel_with_lines(f, opts, &|_| None)
+    compile_kernel_with_lines(f, opts, None, &|_| None)
 }
 
 /// Compiles a kernel; `lines` gives the MIR source line of an instruction (the `.qdm` line or the
-/// builder's caller), which the DWARF line table records.
+/// builder's caller). With a `source`, the code object carries a DWARF `.debug_line` table
+/// mapping every instruction to its line in that file.
 pub fn compile_kernel_with_lines(
     f: &Function,
     opts: &AmdgcnOptions,
+    source: Option<&SourceFile>,
     lines: &dyn Fn(Inst) -> Option<u32>,
 ) -> Result<CompiledKernel, CompileError> {
     let target = opts.target;
@@ -200,6 +212,9 @@ pub fn compile_kernel_with_lines(
     cx.lds_bytes = lds;
     cx.entry();
     cx.lower_region(f.body)?;
+    if !cx.cf.dead {
+        cx.end_kernel();
+    }
     let lds = cx.lds_bytes;
     if lds > 65536 {
         return Err(CompileError::new(
@@ -207,7 +222,9 @@ pub fn compile_kernel_with_lines(
             format!("the kernel needs {lds} bytes of shared memory; {} has 65536 per workgroup", target.arch),
         ));
     }
+    let order = std::mem::take(&mut cx.cf.order);
     let mut vcode = cx.vcode;
+    vcode.reorder(&order);
     vcode.split_critical_edges();
     let vcode_text = vcode.to_string();
     let budget = regalloc::Budget::new(target, opts.max_vgprs, opts.max_sgprs);
@@ -240,7 +257,23 @@ pub fn compile_kernel_with_lines(
         f32_denormals: true,
     };
     resources.check(target).map_err(|m| CompileError::new(target, m))?;
-    let kc = KernelCode { name: f.name.clone(), code: code.clone(), resources, args: kernarg.args.clone() };
+    let line_table = source.map(|src| {
+        let mut rows: Vec<dwarf::LineRow> = Vec::new();
+        for (k, (off, _)) in insts.iter().enumerate() {
+            let line = em.lines[k];
+            if line != 0 && rows.last().is_none_or(|r| r.line != line) {
+                rows.push(dwarf::LineRow { offset: *off, line, column: 0 });
+            }
+        }
+        dwarf::LineTable { comp_dir: src.comp_dir.clone(), file: src.file.clone(), rows }
+    });
+    let kc = KernelCode {
+        name: f.name.clone(),
+        code: code.clone(),
+        resources,
+        args: kernarg.args.clone(),
+        lines: line_table.filter(|t| !t.rows.is_empty()),
+    };
     let code_object = code_object::write_code_object(&CodeObjectConfig::new(target), &[kc])
         .map_err(|e| CompileError::new(target, format!("internal: {e}")))?;
     let _ = ScalarType::Bool;
@@ -258,3 +291,7 @@ pub fn compile_kernel_with_lines(
         vcode: vcode_text,
     })
 }
+
+/// The back end's guide (`docs/amdgcn-backend.md`); its Rust examples run as doctests.
+#[doc = include_str!("../../../docs/amdgcn-backend.md")]
+pub mod guide {}

@@ -140,6 +140,14 @@ pub enum A {
         /// The value whose register it takes over.
         old: VReg,
     },
+    /// Like [`A::Tied`] for the low half of a VGPR pair (write the high half with [`A::DH`] of
+    /// `def` in the same MInst).
+    TiedLo {
+        /// The new value.
+        def: VReg,
+        /// The value whose register it takes over.
+        old: VReg,
+    },
     /// A scratch register live only inside this MInst (allocated; class of the vreg).
     T(VReg),
     /// Read an SGPR pair made of two SGPR vregs (lo, hi).
@@ -208,6 +216,11 @@ impl MInst {
                     let u = self.operand_index(RaOperand::reg_use(old)) as usize;
                     let d = self.operand_index(RaOperand::reg_reuse_def(def, u));
                     Fill::Reg { op: d, part: Part::Whole }
+                }
+                A::TiedLo { def, old } => {
+                    let u = self.operand_index(RaOperand::reg_use(old)) as usize;
+                    let d = self.operand_index(RaOperand::reg_reuse_def(def, u));
+                    Fill::Reg { op: d, part: Part::Lo }
                 }
                 A::T(v) => Fill::Reg { op: self.operand_index(RaOperand::reg_temp(v)), part: Part::Whole },
                 A::SPair(lo, hi) => {
@@ -304,6 +317,39 @@ impl VCode {
         }
         self.blocks.insert(at, VBlockData { name: name.into(), divergent, ..VBlockData::default() });
         VBlock::new(at)
+    }
+
+    /// Puts the blocks in the order `order` lists them (blocks it omits follow, in their current
+    /// order), renumbering every reference. Block 0 must come first.
+    pub fn reorder(&mut self, order: &[VBlock]) {
+        let n = self.blocks.len();
+        let mut seq: Vec<usize> = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        for b in order.iter().map(|b| b.index()).chain(0..n) {
+            if !placed[b] {
+                placed[b] = true;
+                seq.push(b);
+            }
+        }
+        let mut new_of = vec![0usize; n];
+        for (new, &old) in seq.iter().enumerate() {
+            new_of[old] = new;
+        }
+        let renum = |b: VBlock| VBlock::new(new_of[b.index()]);
+        let mut old_blocks: Vec<Option<VBlockData>> = std::mem::take(&mut self.blocks).into_iter().map(Some).collect();
+        for &old in &seq {
+            let mut blk = old_blocks[old].take().expect("each block once");
+            for m in &mut blk.insts {
+                m.term = match m.term {
+                    Term::Jump(b) => Term::Jump(renum(b)),
+                    Term::Branch { taken, not_taken } => {
+                        Term::Branch { taken: renum(taken), not_taken: renum(not_taken) }
+                    }
+                    ref t => t.clone(),
+                };
+            }
+            self.blocks.push(blk);
+        }
     }
 
     /// The successors of a block (from its terminator).

@@ -263,6 +263,7 @@ fn kernel_strategy() -> impl Strategy<Value = qd_isel_amdgcn::code_object::Kerne
                 f32_denormals: false,
             },
             args,
+            lines: None,
         })
 }
 

@@ -55,7 +55,7 @@ fn objdump_prints_every_golden_instruction_like_our_printer() {
         assert_eq!(decoded.len(), insts.len(), "{file}: decode_all count");
 
         let cfg = CodeObjectConfig::new(target);
-        let kernel = KernelCode { name: "golden".into(), code, resources: ref_resources(), args: vec![] };
+        let kernel = KernelCode { name: "golden".into(), code, resources: ref_resources(), args: vec![], lines: None };
         let object = write_code_object(&cfg, &[kernel]).unwrap_or_else(|e| panic!("{file}: {e}"));
         let dir = scratch_dir(&format!("objdump-{file}"));
         let path = dir.join("golden.co");

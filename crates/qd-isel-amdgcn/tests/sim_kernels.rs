@@ -242,6 +242,7 @@ fn exchange_kernel_from_a_code_object() {
                 KernelArg { name: "n".into(), offset: 8, size: 4, kind: ArgKind::ByValue },
                 KernelArg { name: "k".into(), offset: 12, size: 4, kind: ArgKind::ByValue },
             ],
+            lines: None,
         };
         let object = write_code_object(&CodeObjectConfig::new(t), &[kernel]).unwrap_or_else(|e| panic!("{t}: {e}"));
         let program = Program::from_code_object(&object, Some("exchange")).unwrap_or_else(|e| panic!("{t}: {e}"));

@@ -165,7 +165,7 @@ pub fn asm(args: &[String]) -> Result<(), String> {
             .ok_or_else(|| format!("error: {}: cannot derive a kernel name; pass --kernel NAME", o.file))?,
     };
     let resources = resources(&insts, o.lds, o.kernarg_size, o.workgroup_size);
-    let kernel = KernelCode { name: name.clone(), code, resources, args: Vec::new() };
+    let kernel = KernelCode { name: name.clone(), code, resources, args: Vec::new(), lines: None };
     let cfg = CodeObjectConfig::new(o.target);
     let object = write_code_object(&cfg, std::slice::from_ref(&kernel)).map_err(|e| format!("error: {e}"))?;
     let out = o.out.unwrap_or_else(|| default_out(&o.file));

@@ -468,6 +468,7 @@ fn disasm_rejects_what_is_not_an_amdgpu_code_object() {
             code: 0xBF81_0000u32.to_le_bytes().to_vec(),
             resources: KernelResources::default(),
             args: vec![],
+            lines: None,
         }],
     )
     .expect("writes");
@@ -510,7 +511,7 @@ fn disasm_prints_undecodable_words_as_long_and_strict_fails() {
     let target = Target::wave64(Arch::Gfx90a);
     let obj = write_code_object(
         &CodeObjectConfig::new(target),
-        &[KernelCode { name: "odd".into(), code, resources: KernelResources::default(), args: vec![] }],
+        &[KernelCode { name: "odd".into(), code, resources: KernelResources::default(), args: vec![], lines: None }],
     )
     .expect("writes");
     let file = dir.join("odd.co");
@@ -670,7 +671,13 @@ fn disasm_matches_llvm_objdump_on_the_codec_golden_tables() {
                 code.push(u8::from_str_radix(b, 16).unwrap_or_else(|_| panic!("{}: bad byte `{b}`", file.display())));
             }
         }
-        let kernel = KernelCode { name: "golden".into(), code, resources: KernelResources::default(), args: vec![] };
+        let kernel = KernelCode {
+            name: "golden".into(),
+            code,
+            resources: KernelResources::default(),
+            args: vec![],
+            lines: None,
+        };
         let obj = write_code_object(&CodeObjectConfig::new(target), &[kernel]).expect("writes");
         let co = dir.join(format!("{}.co", stem(spelling)));
         std::fs::write(&co, obj).expect("write");
@@ -744,6 +751,7 @@ fn disasm_lists_every_kernel_and_kernel_picks_one() {
         code: encode_all(&parse_asm(text, target).expect("parses"), target).expect("encodes"),
         resources: KernelResources::default(),
         args: vec![],
+        lines: None,
     };
     let obj = write_code_object(
         &CodeObjectConfig::new(target),

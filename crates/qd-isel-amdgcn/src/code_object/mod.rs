@@ -3,7 +3,9 @@
 //! - [`write_code_object`] lays out an `ET_DYN` AMDGPU ELF the way `ld.lld-19 -shared` does:
 //!   the NT_AMDGPU_METADATA note, `.dynsym`/`.hash`/`.dynstr`/`.dynamic`, one 64-byte
 //!   [`KernelDescriptor`] per kernel in `.rodata`, the kernels' code 256-byte aligned in `.text`,
-//!   and a `.symtab` (which the ROCr loader reads) with `name` and `name.kd` for every kernel;
+//!   a `.symtab` (which the ROCr loader reads) with `name` and `name.kd` for every kernel, and,
+//!   when kernels carry a [`LineTable`], DWARF line information in non-allocated `.debug_*`
+//!   sections;
 //! - [`read_code_object`] parses those objects and lld-linked ones back (for `qdc disasm` and the
 //!   simulator), never panicking on malformed input;
 //! - [`descriptor`] holds the descriptor with its granule rules, [`metadata`] the metadata map,
@@ -21,6 +23,7 @@ pub use descriptor::KernelDescriptor;
 pub use reader::read_code_object;
 pub use writer::write_code_object;
 
+use crate::dwarf::LineTable;
 use crate::target::{Arch, Family, Target, WaveSize};
 
 /// `e_ident[EI_OSABI]` of an HSA code object.
@@ -284,6 +287,9 @@ pub struct KernelCode {
     pub resources: KernelResources,
     /// Its arguments, in kernarg order.
     pub args: Vec<KernelArg>,
+    /// Its source line table, when it has one: the writer then adds DWARF line information
+    /// (`.debug_line` and the sections that go with it, see [`crate::dwarf`]).
+    pub lines: Option<LineTable>,
 }
 
 /// A code object read back by [`read_code_object`].

@@ -12,10 +12,15 @@
 //! | `.rodata`: one 64-byte descriptor per kernel | 64 | LOAD R |
 //! | `.text`: each kernel 256-byte aligned, gaps filled with `s_nop 0`; on GFX11 then `s_code_end` to a 128-byte boundary and 96 more, as LLVM ends code | 256 | LOAD RX |
 //! | `.dynamic` | 8 | LOAD RW, DYNAMIC |
+//! | `.debug_abbrev`, `.debug_info`, `.debug_line`, `.debug_line_str`, `.debug_rnglists`, `.debug_str` (only when a kernel has a line table) | 1 | (not loaded) |
 //! | `.symtab`, `.shstrtab`, `.strtab`, section headers | | (not loaded) |
 //!
 //! Both symbol tables hold, per kernel, `name` (FUNC, GLOBAL, PROTECTED, in `.text`, size = code
 //! length) and `name.kd` (OBJECT, GLOBAL, DEFAULT, in `.rodata`, size 64).
+//!
+//! The DWARF sections hold code addresses, known only once `.text` is placed; the sections that
+//! exist (and their sizes, which do not depend on the addresses: every address is 8 bytes) are
+//! found first by writing them for address 0, to reserve their section indices in lld's order.
 
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
@@ -25,6 +30,7 @@ use super::metadata;
 use super::msgpack;
 use super::{CodeObjectConfig, CodeObjectError, KernelCode, KernelDescriptor};
 use super::{ELFABIVERSION_AMDGPU_HSA_V5, ELFOSABI_AMDGPU_HSA};
+use crate::dwarf::{self, DebugSections, DebugUnit, DwarfError, Sequence};
 use crate::target::Family;
 
 const PAGE: u64 = 0x1000;
@@ -108,6 +114,46 @@ fn align(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a
 }
 
+/// Each kernel's code offset within `.text` (256-byte aligned, in order).
+fn code_offsets(kernels: &[KernelCode]) -> Vec<u64> {
+    let mut at = 0u64;
+    kernels
+        .iter()
+        .map(|k| {
+            let here = align(at, TEXT_ALIGN);
+            at = here + k.code.len() as u64;
+            here
+        })
+        .collect()
+}
+
+/// The DWARF sections of the kernels with line tables, `.text` at `text_vaddr`: one compile unit
+/// per (directory, file), in order of first appearance. `None` when no kernel has a line table.
+fn debug_sections(
+    kernels: &[KernelCode],
+    offsets: &[u64],
+    text_vaddr: u64,
+) -> Result<Option<DebugSections>, CodeObjectError> {
+    let mut units: Vec<DebugUnit<'_>> = Vec::new();
+    for (k, &at) in kernels.iter().zip(offsets) {
+        let Some(t) = &k.lines else { continue };
+        let seq = Sequence { name: &k.name, address: text_vaddr + at, code_len: k.code.len() as u64, rows: &t.rows };
+        match units.iter_mut().find(|u| u.comp_dir == t.comp_dir && u.file == t.file) {
+            Some(u) => u.sequences.push(seq),
+            None => units.push(DebugUnit { comp_dir: &t.comp_dir, file: &t.file, sequences: vec![seq] }),
+        }
+    }
+    if units.is_empty() {
+        return Ok(None);
+    }
+    dwarf::debug_sections(&units).map(Some).map_err(|e| match e {
+        DwarfError::InvalidRows { kernel, reason } => {
+            CodeObjectError::InvalidKernel { kernel, reason: format!("line table: {reason}") }
+        }
+        e @ (DwarfError::InvalidPath(_) | DwarfError::Write(_)) => CodeObjectError::InvalidInput(e.to_string()),
+    })
+}
+
 /// Writes an HSA code object (v5) holding `kernels` for `cfg`.
 ///
 /// Errors when a kernel is unacceptable (empty or duplicate name, code not a multiple of 4
@@ -142,6 +188,12 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
     let text_name = w.add_section_name(b".text");
     let text_index = w.reserve_section_index();
     let _dynamic_index = w.reserve_dynamic_section_index();
+    let offsets = code_offsets(kernels);
+    let probe = debug_sections(kernels, &offsets, 0)?.unwrap_or_default();
+    let debug_names: Vec<_> = probe.sections.iter().map(|(name, _)| w.add_section_name(name.as_bytes())).collect();
+    for _ in &probe.sections {
+        w.reserve_section_index();
+    }
     let _symtab_index = w.reserve_symtab_section_index();
     w.reserve_shstrtab_section_index();
     w.reserve_strtab_section_index();
@@ -165,14 +217,9 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
 
     // .text: a new segment one page up (lld: vaddr = align(end, page) + end % page).
     let text_delta = if r_end % PAGE != 0 { PAGE } else { 0 };
-    let mut code_offsets = Vec::with_capacity(n);
-    let mut text_size = 0u64;
-    for k in kernels {
-        let at = align(text_size, TEXT_ALIGN);
-        code_offsets.push(at);
-        text_size = at + k.code.len() as u64;
-    }
-    let code_end = text_size;
+    let code_offsets = offsets;
+    let code_end = code_offsets.last().copied().unwrap_or(0) + kernels.last().map_or(0, |k| k.code.len() as u64);
+    let mut text_size = code_end;
     if cfg.target.family() == Family::Gfx11 {
         text_size = align(text_size, CODE_END_ALIGN) + 4 * CODE_END_WORDS;
     }
@@ -182,6 +229,13 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
     const DYNAMIC_ENTRIES: usize = 6;
     let dynamic_off = w.reserve_dynamic(DYNAMIC_ENTRIES);
     let dynamic_size = w.reserved_len() - dynamic_off;
+    let debug = debug_sections(kernels, &code_offsets, text_off + text_delta)?.unwrap_or_default();
+    let same_shape = debug.sections.len() == probe.sections.len()
+        && debug.sections.iter().zip(&probe.sections).all(|(a, b)| a.0 == b.0 && a.1.len() == b.1.len());
+    if !same_shape {
+        return Err(CodeObjectError::InvalidInput("the DWARF sections changed shape with the code address".into()));
+    }
+    let debug_offs: Vec<u64> = debug.sections.iter().map(|(_, b)| w.reserve(b.len() as u64, 1)).collect();
     w.reserve_symtab();
     w.reserve_shstrtab().map_err(elf_err)?;
     w.reserve_strtab().map_err(elf_err)?;
@@ -300,6 +354,9 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
     for (tag, val) in entries {
         w.write_dynamic(tag, val).map_err(elf_err)?;
     }
+    for (_, bytes) in &debug.sections {
+        w.write(bytes);
+    }
 
     w.write_null_symbol();
     for (sym, id) in symbols.iter().zip(&strs) {
@@ -351,6 +408,22 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
         sh_entsize: 0,
     });
     w.write_dynamic_section_header(l.dynamic_vaddr);
+    for (((name, bytes), id), &off) in debug.sections.iter().zip(&debug_names).zip(&debug_offs) {
+        // The string sections are mergeable NUL-terminated strings, as LLVM marks them.
+        let strings = matches!(*name, ".debug_str" | ".debug_line_str");
+        w.write_section_header(&SectionHeader {
+            sh_name: w.section_name_offset(Some(*id)),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: if strings { elf::SHF_MERGE | elf::SHF_STRINGS } else { elf::SectionFlags(0) },
+            sh_addr: 0,
+            sh_offset: off,
+            sh_size: bytes.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: u64::from(strings),
+        });
+    }
     w.write_symtab_section_header(1);
     w.write_shstrtab_section_header();
     w.write_strtab_section_header();

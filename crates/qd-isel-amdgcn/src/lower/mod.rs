@@ -126,7 +126,7 @@ impl<'a> Lower<'a> {
             lds_bytes: 0,
             line: 0,
             lines,
-            cf: control::CfState::default(),
+            cf: control::CfState::new(entry_block),
         }
     }
 

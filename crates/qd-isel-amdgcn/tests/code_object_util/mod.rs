@@ -55,6 +55,7 @@ pub fn ref_kernel(arch: Arch, name: &str) -> KernelCode {
         code: ref_code(arch),
         resources: ref_resources(),
         args: vec![KernelArg { name: String::new(), offset: 0, size: 8, kind: ArgKind::GlobalBuffer }],
+        lines: None,
     }
 }
 

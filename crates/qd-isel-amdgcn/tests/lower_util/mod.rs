@@ -36,7 +36,25 @@ pub fn compile(f: &Function, t: Target) -> CompiledKernel {
 /// Runs on the interpreter (width = the target's lanes) and on the simulator; asserts equal
 /// buffers. Returns the simulator's buffers.
 pub fn check(f: &Function, t: Target, grid: [u32; 3], args: &[ArgValue]) -> Vec<ArgValue> {
-    let k = compile(f, t);
+    let mut o = AmdgcnOptions::new(t);
+    o.check_regalloc = true;
+    check_with(f, &o, grid, args)
+}
+
+/// [`check`] with explicit compile options; returns the simulator's buffers and the kernel.
+pub fn check_with(f: &Function, o: &AmdgcnOptions, grid: [u32; 3], args: &[ArgValue]) -> Vec<ArgValue> {
+    check_kernel(f, o, grid, args).0
+}
+
+/// [`check_with`], also returning the compiled kernel.
+pub fn check_kernel(
+    f: &Function,
+    o: &AmdgcnOptions,
+    grid: [u32; 3],
+    args: &[ArgValue],
+) -> (Vec<ArgValue>, CompiledKernel) {
+    let t = o.target;
+    let k = compile_kernel(f, o).unwrap_or_else(|e| panic!("{t}: {e}"));
     let mut want = args.to_vec();
     let cfg = RunConfig { subgroup_size: t.wave.lanes(), grid: Some(grid), ..RunConfig::default() };
     qd_mir::interp::run_kernel(f, &cfg, &mut want).unwrap_or_else(|e| panic!("interpreter: {e}"));
@@ -46,5 +64,5 @@ pub fn check(f: &Function, t: Target, grid: [u32; 3], args: &[ArgValue]) -> Vec<
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "{t}: argument {i} differs\n{}", k.asm());
     }
-    got
+    (got, k)
 }
