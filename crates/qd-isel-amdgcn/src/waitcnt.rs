@@ -294,8 +294,8 @@ pub fn insert_waits(e: &mut Emitted, target: Target) {
     }
 
     let mut inserts: Vec<(usize, Vec<Inst>)> = Vec::new();
-    for b in 0..nb {
-        let mut st = entry[b].clone().unwrap_or_default();
+    for (b, e0) in entry.iter().enumerate() {
+        let mut st = e0.clone().unwrap_or_default();
         for k in start(b)..end(b) {
             let mut before = Vec::new();
             pass.before(&mut st, &e.insts[k], &mut before);

@@ -44,7 +44,7 @@ use regalloc2::VReg;
 use super::{Cls, Lower, Val};
 use crate::isa::{Cache, Op, Operand, Waitcnt};
 use crate::target::{Arch, Family};
-use crate::vcode::{MInst, A};
+use crate::vcode::{MInst, Term, A};
 use crate::CompileError;
 
 /// Bytes of one element of `s` in memory (bool is one byte).
@@ -347,7 +347,7 @@ fn global_rmw_op(op: AtomicOp, ty: ScalarType, arch: Arch) -> Option<Op> {
             T::I32 | T::U32 => Op::GlobalAtomicAdd,
             T::I64 | T::U64 => Op::GlobalAtomicAddX2,
             // Only gfx942's global f32 add honours the IEEE denormal mode (LLVM 19 uses it there
-            // and a CAS loop elsewhere).
+            // and a compare-and-swap loop elsewhere, as `atomic_rmw` does).
             T::F32 if arch == Arch::Gfx942 => Op::GlobalAtomicAddF32,
             T::F32 | T::F64 | T::Bool => return None,
         },
@@ -420,6 +420,19 @@ pub(crate) fn atomic_rmw(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
         AddrSpace::Global => global_rmw_op(aop, ty, arch),
         AddrSpace::Shared => ds_rmw_op(aop, ty),
     };
+    if op.is_none() && space == AddrSpace::Global && aop == AtomicOp::Add && ty == ScalarType::F32 {
+        let xv = cx.val(x);
+        let xv = vgpr32(cx, i, xv)?;
+        let addr = cx.val(p);
+        let old = cas_loop_global32(cx, i, addr, |cx, old| {
+            // old + x, in the interpreter's operand order (NaN propagation).
+            let n = cx.new_v();
+            cx.emit1(Op::VAddF32, &[A::D(n), A::U(old), A::U(xv)]);
+            n
+        })?;
+        finish(cx, v, Val::V(old));
+        return Ok(());
+    }
     let Some(op) = op else {
         let space = match space {
             AddrSpace::Global => "global",
@@ -427,11 +440,7 @@ pub(crate) fn atomic_rmw(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
         };
         return Err(cx.unsupported(
             i,
-            format!(
-                "atomic {} on {ty} in {space} memory has no {arch} instruction and needs a compare-and-swap \
-                 loop, which is not lowered yet",
-                aop.name()
-            ),
+            format!("atomic {} on {ty} in {space} memory has no {arch} instruction in the ISA table yet", aop.name()),
         ));
     };
     let op = need(cx, i, op)?;
@@ -451,6 +460,61 @@ pub(crate) fn atomic_rmw(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
     }
     finish(cx, v, val);
     Ok(())
+}
+
+/// A compare-and-swap loop on a 32-bit global word: each lane retries `new = f(old)` with
+/// `global_atomic_cmpswap` until its swap succeeds, and gets the value it replaced. A divergent
+/// loop of its own: EXEC is saved, every iteration turns off the lanes whose swap succeeded
+/// (`s_andn2 exec, exec, vcc`), and the exit restores it. The loop-carried expected value is a
+/// block parameter; the cmpswap result is tied to it, so a lane that has left keeps its result
+/// through later iterations (allocator moves in the divergent loop block are whole-wave).
+fn cas_loop_global32(
+    cx: &mut Lower<'_>,
+    i: Inst,
+    addr: Val,
+    f: impl FnOnce(&mut Lower<'_>, VReg) -> VReg,
+) -> Result<VReg, CompileError> {
+    let (va, sa) = global_addr(cx, i, addr)?;
+    let old0 = cx.new_v();
+    cx.emit1(Op::GlobalLoadDword, &[A::D(old0), va, sa]);
+    let exec = A::K(cx.exec());
+    let vcc = A::K(cx.vcc());
+    let (mov, andn2) = if cx.wave64() { (Op::SMovB64, Op::SAndn2B64) } else { (Op::SMovB32, Op::SAndn2B32) };
+    let (saved, saved_use) = if cx.wave64() {
+        let (l, h) = (cx.new_s(), cx.new_s());
+        (A::SPairDef(l, h), A::SPair(l, h))
+    } else {
+        let s = cx.new_s();
+        (A::D(s), A::U(s))
+    };
+    cx.emit1(mov, &[saved, exec]);
+    let lp = cx.vcode.new_block("cas.loop", true);
+    let exit = cx.vcode.new_block("cas.exit", cx.cf.partial);
+    let mut j = MInst::new();
+    j.term = Term::Jump(lp);
+    j.succ_args = vec![vec![old0]];
+    cx.emit(j);
+
+    super::control::switch_to(cx, lp);
+    let old = cx.new_v();
+    cx.vcode.blocks[lp.index()].params = vec![old];
+    let new = f(cx, old);
+    let data = cx.new_w();
+    let mut m = MInst::one(cx.mi(Op::VMovB32, &[]), &[A::DL(data), A::U(new)]);
+    m.step(cx.mi(Op::VMovB32, &[]), &[A::DH(data), A::U(old)]);
+    cx.emit(m);
+    let ret = cx.new_v();
+    cx.emit1(Op::GlobalAtomicCmpswap, &[A::Tied { def: ret, old }, va, A::U(data), sa]);
+    let mut m = MInst::one(cx.mi(Op::VCmpEqU32, &[]), &[vcc, A::U(ret), A::UH(data)]);
+    m.step(cx.mi(andn2, &[]), &[exec, exec, vcc]);
+    m.step(cx.mi(Op::SCbranchExecnz, &[]), &[]);
+    m.term = Term::Branch { taken: lp, not_taken: exit };
+    m.succ_args = vec![vec![ret], vec![]];
+    cx.emit(m);
+
+    super::control::switch_to(cx, exit);
+    cx.emit1(mov, &[exec, saved_use]);
+    Ok(ret)
 }
 
 /// `atomic.cas SCOPE %p, %expected, %new`: `global_atomic_cmpswap` (data = new, then expected)
