@@ -233,9 +233,6 @@ fn shared_exchange_src(name: &str, n: u32, idx: &str) -> String {
 #[test]
 fn shared_exchange_every_type_across_waves() {
     for (name, ty) in TYPES {
-        if ty == ScalarType::Bool {
-            continue; // needs ds_read_u8 / ds_write_b8 (see shared_bool_is_a_clear_error)
-        }
         for n in [64u32, 100, 256] {
             let f = kernel(&shared_exchange_src(name, n, "u32"));
             for t in targets() {
@@ -341,16 +338,6 @@ fn block_sync_makes_global_writes_visible_to_the_block() {
     }
 }
 
-#[test]
-fn shared_bool_is_a_clear_error_until_the_isa_has_byte_lds_ops() {
-    let f = kernel(&shared_exchange_src("bool", 64, "u32"));
-    for t in targets() {
-        let e = compile_kernel(&f, &AmdgcnOptions::new(t)).unwrap_err();
-        assert_eq!(e.op.as_deref(), Some("store"), "{e}");
-        assert!(e.message.contains("ds_write_b8"), "{e}");
-    }
-}
-
 // ----- atomics -------------------------------------------------------------------------------
 
 /// `atomic.rmw OP SCOPE` in global or shared memory: every lane on word 0 (`one`), or on the
@@ -390,13 +377,8 @@ fn rmw_src(op: &str, name: &str, shared: bool, one: bool, n: u32) -> String {
 }
 
 /// Which (op, type, space) have a lowering on `arch` today.
-fn rmw_supported(op: &str, ty: ScalarType, shared: bool, _arch: Arch) -> bool {
-    let wide = ty.bytes() == 8;
-    match (op, shared) {
-        ("add", false) => true,
-        (_, false) => !wide,
-        (_, true) => !wide,
-    }
+fn rmw_supported(_op: &str, _ty: ScalarType, _shared: bool, _arch: Arch) -> bool {
+    true
 }
 
 fn rmw_types(op: &str) -> Vec<(&'static str, ScalarType)> {
@@ -512,9 +494,14 @@ fn atomic_add_contention_old_values_are_a_permutation() {
 }
 
 #[test]
-fn atomic_cas_32_bit_both_spaces() {
-    for (name, ty) in [("i32", ScalarType::I32), ("u32", ScalarType::U32)] {
+fn atomic_cas_both_spaces() {
+    let types =
+        [("i32", ScalarType::I32), ("u32", ScalarType::U32), ("i64", ScalarType::I64), ("u64", ScalarType::U64)];
+    for (name, ty) in types {
         for shared in [false, true] {
+            if ty.bytes() == 8 && !shared {
+                continue; // atomic_cas_64_bit_global_is_a_clear_error
+            }
             let (scope, decl, ptr, fin) = if shared {
                 (
                     "block",
@@ -566,7 +553,7 @@ fn atomic_cas_32_bit_both_spaces() {
 }
 
 #[test]
-fn atomic_cas_64_bit_is_a_clear_error() {
+fn atomic_cas_64_bit_global_is_a_clear_error() {
     let f = kernel(
         "kernel @c(%g: ptr<global, u64>) block(64, 1, 1) grid(1, 1, 1) {
   %0 = const 1 : u64

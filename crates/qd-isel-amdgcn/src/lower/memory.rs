@@ -12,10 +12,10 @@
 //! - Atomics always use the returning form. Relaxed device-scope atomics on global memory need no
 //!   cache bits beyond "return" (GLC on gfx90a/gfx1100, SC0 on gfx942, which the encoder derives),
 //!   as LLVM 19 emits for `syncscope("agent") monotonic`. `add` on f32 in global memory is native
-//!   only on gfx942; gfx90a and gfx1100 need a compare-and-swap loop (LLVM does the same: their
-//!   global f32 atomics do not honour the IEEE denormal mode), which is a compile error here until
-//!   control flow can build it. 64-bit `atomic.cas` in global memory needs four consecutive VGPRs
-//!   (`global_atomic_cmpswap_x2`), which the register classes cannot express yet: compile error.
+//!   only on gfx942; gfx90a and gfx1100 get a compare-and-swap loop (as LLVM emits: their global
+//!   f32 atomics do not honour the IEEE denormal mode). 64-bit `atomic.cas` in global memory needs
+//!   four consecutive VGPRs (`global_atomic_cmpswap_x2`), which the register classes cannot
+//!   express yet: a compile error (LDS has `ds_cmpst_rtn_b64` with two pairs and works).
 //! - Fences follow LLVM's AMDGPU memory-model sequences for `acq_rel` fences: `subgroup` (LLVM's
 //!   wavefront scope) needs nothing; `block` waits for LDS (GFX9; all waves of a workgroup share
 //!   one CU and its in-order vector memory path) or, on GFX11 (WGP mode), for everything and
@@ -286,7 +286,7 @@ pub(crate) fn load(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         }
         AddrSpace::Shared => {
             let op = match elem_bytes(elem) {
-                1 => return Err(cx.unsupported(i, "a one-byte LDS load (ds_read_u8) is not in the ISA table yet")),
+                1 => Op::DsReadU8,
                 4 => Op::DsReadB32,
                 _ => Op::DsReadB64,
             };
@@ -325,7 +325,7 @@ pub(crate) fn store(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         }
         AddrSpace::Shared => {
             let op = match elem_bytes(elem) {
-                1 => return Err(cx.unsupported(i, "a one-byte LDS store (ds_write_b8) is not in the ISA table yet")),
+                1 => Op::DsWriteB8,
                 4 => Op::DsWriteB32,
                 _ => Op::DsWriteB64,
             };
@@ -354,18 +354,26 @@ fn global_rmw_op(op: AtomicOp, ty: ScalarType, arch: Arch) -> Option<Op> {
         AtomicOp::Min => match ty {
             T::I32 => Op::GlobalAtomicSmin,
             T::U32 => Op::GlobalAtomicUmin,
-            T::I64 | T::U64 | T::F32 | T::F64 | T::Bool => return None,
+            T::I64 => Op::GlobalAtomicSminX2,
+            T::U64 => Op::GlobalAtomicUminX2,
+            T::F32 | T::F64 | T::Bool => return None,
         },
         AtomicOp::Max => match ty {
             T::I32 => Op::GlobalAtomicSmax,
             T::U32 => Op::GlobalAtomicUmax,
-            T::I64 | T::U64 | T::F32 | T::F64 | T::Bool => return None,
+            T::I64 => Op::GlobalAtomicSmaxX2,
+            T::U64 => Op::GlobalAtomicUmaxX2,
+            T::F32 | T::F64 | T::Bool => return None,
         },
-        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor if wide || !ty.is_int() => return None,
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor if !ty.is_int() => return None,
+        AtomicOp::And if wide => Op::GlobalAtomicAndX2,
         AtomicOp::And => Op::GlobalAtomicAnd,
+        AtomicOp::Or if wide => Op::GlobalAtomicOrX2,
         AtomicOp::Or => Op::GlobalAtomicOr,
+        AtomicOp::Xor if wide => Op::GlobalAtomicXorX2,
         AtomicOp::Xor => Op::GlobalAtomicXor,
-        AtomicOp::Exch if wide || ty == T::Bool => return None,
+        AtomicOp::Exch if ty == T::Bool => return None,
+        AtomicOp::Exch if wide => Op::GlobalAtomicSwapX2,
         AtomicOp::Exch => Op::GlobalAtomicSwap,
     };
     Some(r)
@@ -374,22 +382,36 @@ fn global_rmw_op(op: AtomicOp, ty: ScalarType, arch: Arch) -> Option<Op> {
 /// The returning LDS atomic for `op` on `ty`, `None` where the table has none.
 fn ds_rmw_op(op: AtomicOp, ty: ScalarType) -> Option<Op> {
     use ScalarType as T;
-    if ty.bytes() == 8 || ty == T::Bool {
+    if ty == T::Bool || (ty.is_float() && !matches!(op, AtomicOp::Exch | AtomicOp::Add)) {
         return None;
     }
+    let wide = ty.bytes() == 8;
     let r = match op {
         AtomicOp::Add => match ty {
             T::F32 => Op::DsAddRtnF32,
             T::I32 | T::U32 => Op::DsAddRtnU32,
-            T::I64 | T::U64 | T::F64 | T::Bool => return None,
+            T::I64 | T::U64 => Op::DsAddRtnU64,
+            T::F64 | T::Bool => return None,
         },
-        AtomicOp::Min if ty.is_signed() => Op::DsMinRtnI32,
-        AtomicOp::Min => Op::DsMinRtnU32,
-        AtomicOp::Max if ty.is_signed() => Op::DsMaxRtnI32,
-        AtomicOp::Max => Op::DsMaxRtnU32,
+        AtomicOp::Min => match (wide, ty.is_signed()) {
+            (false, true) => Op::DsMinRtnI32,
+            (false, false) => Op::DsMinRtnU32,
+            (true, true) => Op::DsMinRtnI64,
+            (true, false) => Op::DsMinRtnU64,
+        },
+        AtomicOp::Max => match (wide, ty.is_signed()) {
+            (false, true) => Op::DsMaxRtnI32,
+            (false, false) => Op::DsMaxRtnU32,
+            (true, true) => Op::DsMaxRtnI64,
+            (true, false) => Op::DsMaxRtnU64,
+        },
+        AtomicOp::And if wide => Op::DsAndRtnB64,
         AtomicOp::And => Op::DsAndRtnB32,
+        AtomicOp::Or if wide => Op::DsOrRtnB64,
         AtomicOp::Or => Op::DsOrRtnB32,
+        AtomicOp::Xor if wide => Op::DsXorRtnB64,
         AtomicOp::Xor => Op::DsXorRtnB32,
+        AtomicOp::Exch if wide => Op::DsWrxchgRtnB64,
         AtomicOp::Exch => Op::DsWrxchgRtnB32,
     };
     Some(r)
@@ -518,21 +540,19 @@ fn cas_loop_global32(
 }
 
 /// `atomic.cas SCOPE %p, %expected, %new`: `global_atomic_cmpswap` (data = new, then expected)
-/// or `ds_cmpst_rtn_b32` (GFX9 compares with data0 and stores data1; GFX11's
-/// `ds_cmpstore_rtn_b32` stores data0 and compares with data1).
+/// or `ds_cmpst_rtn_b32/b64` (GFX9 compares with data0 and stores data1; GFX11's
+/// `ds_cmpstore_rtn_b32/b64` stores data0 and compares with data1).
 pub(crate) fn atomic_cas(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let [p, e, n] = [cx.f.args(i)[0], cx.f.args(i)[1], cx.f.args(i)[2]];
     let (space, ty) = pointee(cx, i, p)?;
     let v = cx.f.inst_results(i)[0];
-    if ty.bytes() == 8 {
-        let why = match space {
-            AddrSpace::Global => {
-                "global_atomic_cmpswap_x2 takes its new and expected values in four consecutive VGPRs, \
-                 which the register classes cannot express yet"
-            }
-            AddrSpace::Shared => "ds_cmpst_rtn_b64 is not in the ISA table yet",
-        };
-        return Err(cx.unsupported(i, format!("64-bit atomic.cas: {why}")));
+    let wide = ty.bytes() == 8;
+    if wide && space == AddrSpace::Global {
+        return Err(cx.unsupported(
+            i,
+            "64-bit atomic.cas: global_atomic_cmpswap_x2 takes its new and expected values in four \
+             consecutive VGPRs, which the register classes cannot express yet",
+        ));
     }
     let (ve, vn) = (cx.val(e), cx.val(n));
     let addr = cx.val(p);
@@ -553,13 +573,15 @@ pub(crate) fn atomic_cas(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
             cx.emit1(Op::GlobalAtomicCmpswap, &[A::D(dst), va, A::U(pair), sa]);
         }
         AddrSpace::Shared => {
-            let (ev, nv) = (vgpr32(cx, i, ve)?, vgpr32(cx, i, vn)?);
+            let (ev, nv) =
+                if wide { (vgpr64(cx, i, ve)?, vgpr64(cx, i, vn)?) } else { (vgpr32(cx, i, ve)?, vgpr32(cx, i, vn)?) };
             let (d0, d1) = match cx.target.family() {
                 Family::Gfx9 => (ev, nv),
                 Family::Gfx11 => (nv, ev),
             };
             let a = vgpr32(cx, i, addr)?;
-            cx.emit1(Op::DsCmpstRtnB32, &[A::D(dst), A::U(a), A::U(d0), A::U(d1)]);
+            let op = if wide { Op::DsCmpstRtnB64 } else { Op::DsCmpstRtnB32 };
+            cx.emit1(op, &[A::D(dst), A::U(a), A::U(d0), A::U(d1)]);
         }
     }
     finish(cx, v, val);
