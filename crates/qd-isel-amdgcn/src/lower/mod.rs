@@ -16,6 +16,8 @@ pub(crate) mod control;
 pub(crate) mod index;
 pub(crate) mod memory;
 pub(crate) mod simt;
+mod simt_coll;
+mod simt_combine;
 
 use cranelift_entity::SecondaryMap;
 use qd_mir::analysis::uniformity::Uniformity;
