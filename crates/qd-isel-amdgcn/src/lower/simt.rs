@@ -163,17 +163,23 @@ impl SavedExec {
     }
 }
 
-/// Appends `s_or_saveexec` (EXEC saved into fresh SGPR defs, EXEC = every lane).
-pub(crate) fn whole_wave_begin(cx: &mut Lower<'_>, m: &mut MInst) -> SavedExec {
+/// Emits `s_or_saveexec` as an `MInst` of its own (EXEC saved into fresh SGPR defs, EXEC = every
+/// lane); the whole-wave body and [`whole_wave_end`] follow in the next `MInst`, which reads the
+/// saved mask as ordinary uses. Only allocator moves can come between the two, and with EXEC a
+/// superset of the lanes they would otherwise move they change nothing that is live.
+pub(crate) fn whole_wave_begin(cx: &mut Lower<'_>) -> SavedExec {
     let lo = cx.new_s();
-    if cx.wave64() {
+    let mut m = MInst::new();
+    let saved = if cx.wave64() {
         let hi = cx.new_s();
         m.step(t(cx, Op::SOrSaveexecB64), &[A::SPairDef(lo, hi), A::K(Operand::Int(-1))]);
         SavedExec { lo, hi: Some(hi) }
     } else {
         m.step(t(cx, Op::SOrSaveexecB32), &[A::D(lo), A::K(Operand::Int(-1))]);
         SavedExec { lo, hi: None }
-    }
+    };
+    cx.emit(m);
+    saved
 }
 
 /// Appends the restore of EXEC saved by [`whole_wave_begin`].
@@ -209,34 +215,52 @@ pub(crate) fn vgprs(cx: &mut Lower<'_>, v: Value) -> Val {
     cx.in_vgpr(val)
 }
 
+/// Scratch VGPRs of the cross-lane reads of one `MInst`, reused by every read in it (each read
+/// consumes them before the next one writes them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Temps {
+    /// A source lane.
+    pub src: VReg,
+    /// `source lane * 4`.
+    pub addr: VReg,
+    /// `(source ^ lane) & 32`.
+    pub cross: VReg,
+    /// The other half's values (`v_permlane64`).
+    pub xs: VReg,
+    /// Read from the own half.
+    pub a: VReg,
+    /// Read from the other half.
+    pub b: VReg,
+}
+
+impl Temps {
+    /// Fresh scratch registers.
+    pub(crate) fn new(cx: &mut Lower<'_>) -> Temps {
+        Temps { src: cx.new_v(), addr: cx.new_v(), cross: cx.new_v(), xs: cx.new_v(), a: cx.new_v(), b: cx.new_v() }
+    }
+}
+
 /// How a cross-lane read finds its source: the byte address `lane * 4` for `ds_bpermute`, and on
 /// gfx1100 wave64 whether the source is in the other 32-lane half.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Route {
     /// The strategy (never `Readlane`).
     pub how: ShuffleStrategy,
-    /// `source lane * 4` (VGPR), for `ds_bpermute`.
-    pub addr: Option<VReg>,
-    /// gfx1100 wave64: nonzero iff the source lane is in the other half (`(src ^ lane) & 32`).
-    pub cross: Option<VReg>,
     /// The source is exactly `lane ^ 32` (one `v_permlane64`, gfx1100 wave64 only).
     pub swap_halves: bool,
+    /// The registers (`addr` and `cross` hold this route).
+    pub tmp: Temps,
 }
 
-/// Appends the steps computing the route to source lane `src` (a VGPR of `m` or before it) from
-/// lane `lane`.
-pub(crate) fn route(cx: &mut Lower<'_>, m: &mut MInst, how: ShuffleStrategy, src: A, lane: VReg) -> Route {
-    let addr = cx.new_v();
-    m.step(e64(cx, Op::VLshlrevB32), &[A::D(addr), A::K(Operand::Int(2)), src]);
-    let cross = if how == ShuffleStrategy::BpermuteHalves {
-        let c = cx.new_v();
+/// Appends the steps computing the route to source lane `src` from lane `lane` into `tmp`.
+pub(crate) fn route(cx: &mut Lower<'_>, m: &mut MInst, how: ShuffleStrategy, src: A, lane: VReg, tmp: Temps) -> Route {
+    m.step(e64(cx, Op::VLshlrevB32), &[A::D(tmp.addr), A::K(Operand::Int(2)), src]);
+    if how == ShuffleStrategy::BpermuteHalves {
+        let c = tmp.cross;
         m.step(e64(cx, Op::VXorB32), &[A::D(c), src, A::U(lane)]);
         m.step(e64(cx, Op::VAndB32), &[A::D(c), A::K(Operand::Int(32)), A::U(c)]);
-        Some(c)
-    } else {
-        None
-    };
-    Route { how, addr: Some(addr), cross, swap_halves: false }
+    }
+    Route { how, swap_halves: false, tmp }
 }
 
 /// Appends a read of `src` (one 32-bit VGPR part) at the route's source lane into `dst` (a def
@@ -247,17 +271,16 @@ pub(crate) fn fetch(cx: &mut Lower<'_>, m: &mut MInst, r: &Route, dst: A, src: A
         m.step(t(cx, Op::VPermlane64B32), &[dst, src]);
         return;
     }
-    let addr = A::U(r.addr.expect("a bpermute route has an address"));
+    let addr = A::U(r.tmp.addr);
     match r.how {
         ShuffleStrategy::Bpermute | ShuffleStrategy::Readlane => {
             m.step(t(cx, Op::DsBpermuteB32), &[dst, addr, src]);
         }
         ShuffleStrategy::BpermuteHalves => {
-            let (xs, a, b) = (cx.new_v(), cx.new_v(), cx.new_v());
+            let Temps { xs, a, b, cross, .. } = r.tmp;
             m.step(t(cx, Op::VPermlane64B32), &[A::D(xs), src]);
             m.step(t(cx, Op::DsBpermuteB32), &[A::D(a), addr, src]);
             m.step(t(cx, Op::DsBpermuteB32), &[A::D(b), addr, A::U(xs)]);
-            let cross = r.cross.expect("a halves route knows the half");
             let vcc = A::K(cx.vcc());
             m.step(t(cx, Op::VCmpNeU32), &[vcc, A::K(Operand::Int(0)), A::U(cross)]);
             m.step(t(cx, Op::VCndmaskB32), &[dst, A::U(a), A::U(b), vcc]);
@@ -376,10 +399,17 @@ fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, v: Value, xv: Val, d: VReg, 
         m.step(t(cx, Op::VCndmaskB32), &[A::D(ok), A::K(Operand::Int(0)), A::U(sh), vcc]);
     }
     m.step(t(cx, Op::VAndB32), &[A::D(ok), A::K(Operand::Int(1)), A::U(ok)]);
-    let r = route(cx, &mut m, how, A::U(s), lane);
+    let tmp = Temps::new(cx);
+    let r = route(cx, &mut m, how, A::U(s), lane, tmp);
     let parts = use_parts(xv);
     let got: Vec<VReg> = parts.iter().map(|_| cx.new_v()).collect();
-    let saved = if how == ShuffleStrategy::BpermuteHalves { Some(whole_wave_begin(cx, &mut m)) } else { None };
+    let saved = if how == ShuffleStrategy::BpermuteHalves {
+        // The route and the activity test above were computed under the caller's EXEC.
+        cx.emit(std::mem::take(&mut m));
+        Some(whole_wave_begin(cx))
+    } else {
+        None
+    };
     for (g, p) in got.iter().zip(&parts) {
         fetch(cx, &mut m, &r, A::D(*g), *p);
     }

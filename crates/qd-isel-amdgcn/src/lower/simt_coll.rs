@@ -31,6 +31,7 @@ use qd_mir::types::{ScalarType, Type};
 use qd_mir::{Imm, Inst, Opcode};
 use regalloc2::VReg;
 
+use super::simt::Temps;
 use super::simt::{
     collective_strategy, def_parts, e64, fetch, generic_route, lane_id, lane_id_steps, put, route, t, use_parts, vgprs,
     whole_wave_begin, whole_wave_end, CollectiveStrategy, Route, ShuffleStrategy,
@@ -69,20 +70,20 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
 
 /// A working-value route to lane `lane - k` (scans) or `lane ^ k` (reductions), as cheap as the
 /// target allows when the read stays inside a 32-lane half.
-fn step_route(cx: &mut Lower<'_>, m: &mut MInst, lane: VReg, k: u32, xor: bool, tl: u32) -> Route {
+fn step_route(cx: &mut Lower<'_>, m: &mut MInst, lane: VReg, k: u32, xor: bool, tl: u32, tmp: Temps) -> Route {
     let halves = generic_route(cx) == ShuffleStrategy::BpermuteHalves;
     if halves && xor && k == 32 {
-        return Route { how: ShuffleStrategy::BpermuteHalves, addr: None, cross: None, swap_halves: true };
+        return Route { how: ShuffleStrategy::BpermuteHalves, swap_halves: true, tmp };
     }
     // Inside a tile of at most 32 lanes every read that is used stays in the lane's half.
     let how = if halves && tl == 64 { ShuffleStrategy::BpermuteHalves } else { ShuffleStrategy::Bpermute };
-    let s = cx.new_v();
+    let s = tmp.src;
     if xor {
         m.step(e64(cx, Op::VXorB32), &[A::D(s), A::K(Operand::imm32(k)), A::U(lane)]);
     } else {
         m.step(e64(cx, Op::VSubU32), &[A::D(s), A::U(lane), A::K(Operand::imm32(k))]);
     }
-    route(cx, m, how, A::U(s), lane)
+    route(cx, m, how, A::U(s), lane, tmp)
 }
 
 /// Reads `v` at the route's source into a fresh working register.
@@ -120,9 +121,10 @@ fn whole_wave_collective(
     let w = cx.target.wave.lanes();
     // Segmented reduce: the head mask (active heads | tile starts), before going whole-wave.
     let heads = if kind == Opcode::SegmentedReduce { Some(head_mask(cx, i, args[1], tl)?) } else { None };
+    let saved = whole_wave_begin(cx);
     let mut m = MInst::new();
-    let saved = whole_wave_begin(cx, &mut m);
     let lane = cx.new_v();
+    let tmp = Temps::new(cx);
     lane_id_steps(cx, &mut m, lane);
     // v = active ? x : identity.
     let mut cur = work_reg(cx, ty);
@@ -140,7 +142,7 @@ fn whole_wave_collective(
         Opcode::SubgroupReduce => {
             let mut k = 1;
             while k < tl {
-                let r = step_route(cx, &mut m, lane, k, true, tl);
+                let r = step_route(cx, &mut m, lane, k, true, tl, tmp);
                 let y = read(cx, &mut m, &r, cur, ty);
                 cur = combine(cx, &mut m, dom.work_op, ty, cur, y);
                 k <<= 1;
@@ -148,14 +150,14 @@ fn whole_wave_collective(
         }
         Opcode::SubgroupScan => {
             if !inclusive {
-                let r = step_route(cx, &mut m, lane, 1, false, tl);
+                let r = step_route(cx, &mut m, lane, 1, false, tl, tmp);
                 let y = read(cx, &mut m, &r, cur, ty);
                 m.step(t(cx, Op::VCmpEqU32), &[vcc, A::K(Operand::Int(0)), A::U(local)]);
                 cur = select_vcc(cx, &mut m, ty, y, idv);
             }
             let mut k = 1;
             while k < tl {
-                let r = step_route(cx, &mut m, lane, k, false, tl);
+                let r = step_route(cx, &mut m, lane, k, false, tl, tmp);
                 let y = read(cx, &mut m, &r, cur, ty);
                 let c = combine(cx, &mut m, dom.work_op, ty, y, cur);
                 m.step(t(cx, Op::VCmpLeU32), &[vcc, A::K(Operand::imm32(k)), A::U(local)]);
@@ -182,7 +184,7 @@ fn whole_wave_collective(
             }
             let mut k = 1;
             while k < tl {
-                let r = step_route(cx, &mut m, lane, k, false, tl);
+                let r = step_route(cx, &mut m, lane, k, false, tl, tmp);
                 let y = read(cx, &mut m, &r, cur, ty);
                 let c = combine(cx, &mut m, dom.work_op, ty, cur, y);
                 m.step(t(cx, Op::VCmpLeU32), &[vcc, A::K(Operand::imm32(k)), A::U(dist)]);
@@ -372,8 +374,9 @@ fn tile_first(cx: &mut Lower<'_>, x: Val, ty: ScalarType, tl: u32) -> Val {
     }
     m.step(t(cx, Op::VFfblB32), &[A::D(first), A::U(bits)]);
     m.step(t(cx, Op::VAddU32), &[A::D(first), A::U(base), A::U(first)]);
-    let addr = cx.new_v();
-    let r = Route { how: ShuffleStrategy::Bpermute, addr: Some(addr), cross: None, swap_halves: false };
+    let tmp = Temps::new(cx);
+    let addr = tmp.addr;
+    let r = Route { how: ShuffleStrategy::Bpermute, swap_halves: false, tmp };
     m.step(e64(cx, Op::VLshlrevB32), &[A::D(addr), A::K(Operand::Int(2)), A::U(first)]);
     let y = work_reg(cx, ty);
     for (d, s) in def_parts(y).into_iter().zip(use_parts(x)) {
@@ -432,14 +435,18 @@ pub(crate) fn match_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let w = cx.target.wave.lanes();
     let out = cx.new_w();
     let parts = use_parts(x);
-    let regs: Vec<VReg> = parts.iter().map(|_| cx.new_s()).collect();
     let mut m = MInst::new();
     for j in 0..w {
         let sel = A::K(Operand::Int(j as i8));
-        for (r, p) in regs.iter().zip(&parts) {
-            m.step(t(cx, Op::VReadlaneB32), &[A::D(*r), *p, sel]);
-        }
-        let first = if regs.len() == 2 { A::SPair(regs[0], regs[1]) } else { A::U(regs[0]) };
+        // x[j] goes through VCC (read by the compare that overwrites it).
+        let first = if parts.len() == 2 {
+            m.step(t(cx, Op::VReadlaneB32), &[A::K(Operand::VccLo), parts[0], sel]);
+            m.step(t(cx, Op::VReadlaneB32), &[A::K(Operand::VccHi), parts[1], sel]);
+            A::K(Operand::Vcc)
+        } else {
+            m.step(t(cx, Op::VReadlaneB32), &[A::K(Operand::VccLo), parts[0], sel]);
+            A::K(Operand::VccLo)
+        };
         cmp_steps(cx, &mut m, bits_ty, true, first, whole(x));
         if cx.wave64() {
             m.step(t(cx, Op::SAndB64), &[A::K(Operand::Vcc), A::K(Operand::Vcc), A::K(Operand::Exec)]);

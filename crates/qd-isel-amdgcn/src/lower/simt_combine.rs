@@ -6,7 +6,7 @@
 //! the low 64 bits of the product from 32-bit pieces; float `add`/`mul` take `a` as src0 so the
 //! NaN that propagates is the same one; float `min`/`max` are compare-and-select sequences with
 //! the interpreter's rules (equal values: bits OR / AND, so `min(+0, -0) = -0`; one NaN: the
-//! other operand, untouched; two NaNs: `a`) instead of `v_min`/`v_max`, which quiet signalling
+//! other operand, untouched; two NaNs: `b`, as the host's `f32::min` gives) instead of `v_min`/`v_max`, which quiet signalling
 //! NaNs. Results are fresh VGPR defs of the `MInst`; VCC may be clobbered.
 
 use qd_mir::ops::GroupOp;
@@ -43,7 +43,7 @@ pub(crate) fn combine(cx: &mut Lower<'_>, m: &mut MInst, op: GroupOp, ty: Scalar
                 }
                 (GroupOp::Min | GroupOp::Max, ScalarType::F32) => {
                     let max = op == GroupOp::Max;
-                    let (t1, t2, o) = (cx.new_v(), cx.new_v(), cx.new_v());
+                    let (t1, t2, t3, o) = (cx.new_v(), cx.new_v(), cx.new_v(), cx.new_v());
                     // t1 = a < b (a > b for max) ? a : b
                     let lt = if max { Op::VCmpGtF32 } else { Op::VCmpLtF32 };
                     m.step(t(cx, lt), &[vcc, ua, ub]);
@@ -51,11 +51,14 @@ pub(crate) fn combine(cx: &mut Lower<'_>, m: &mut MInst, op: GroupOp, ty: Scalar
                     // t2 = isnan(b) ? a : t1
                     m.step(t(cx, Op::VCmpUF32), &[vcc, ub, ub]);
                     m.step(t(cx, Op::VCndmaskB32), &[A::D(t2), A::U(t1), ua, vcc]);
+                    // t3 = isnan(a) ? b : t2
+                    m.step(t(cx, Op::VCmpUF32), &[vcc, ua, ua]);
+                    m.step(t(cx, Op::VCndmaskB32), &[A::D(t3), A::U(t2), ub, vcc]);
                     // d = a == b ? (a | b for min, a & b for max) : t2
                     let bit = if max { Op::VAndB32 } else { Op::VOrB32 };
                     m.step(t(cx, bit), &[A::D(o), ua, ub]);
                     m.step(t(cx, Op::VCmpEqF32), &[vcc, ua, ub]);
-                    m.step(t(cx, Op::VCndmaskB32), &[dd, A::U(t2), A::U(o), vcc]);
+                    m.step(t(cx, Op::VCndmaskB32), &[dd, A::U(t3), A::U(o), vcc]);
                 }
                 (GroupOp::Add, _) => {
                     m.step(t(cx, Op::VAddU32), &[dd, ua, ub]);
@@ -118,7 +121,7 @@ fn combine64(
         }
         (GroupOp::Min | GroupOp::Max, ScalarType::F64) => {
             let max = op == GroupOp::Max;
-            let (t1, t2, o) = (cx.new_w(), cx.new_w(), cx.new_w());
+            let (t1, t2, t3, o) = (cx.new_w(), cx.new_w(), cx.new_w(), cx.new_w());
             let lt = if max { Op::VCmpGtF64 } else { Op::VCmpLtF64 };
             m.step(t(cx, lt), &[vcc, A::U(a), A::U(b)]);
             let sel = |m: &mut MInst, dst: regalloc2::VReg, f: regalloc2::VReg, tr: regalloc2::VReg| {
@@ -128,11 +131,13 @@ fn combine64(
             sel(m, t1, b, a);
             m.step(t(cx, Op::VCmpUF64), &[vcc, A::U(b), A::U(b)]);
             sel(m, t2, t1, a);
+            m.step(t(cx, Op::VCmpUF64), &[vcc, A::U(a), A::U(a)]);
+            sel(m, t3, t2, b);
             let bit = if max { Op::VAndB32 } else { Op::VOrB32 };
             m.step(t(cx, bit), &[A::DL(o), A::UL(a), A::UL(b)]);
             m.step(t(cx, bit), &[A::DH(o), A::UH(a), A::UH(b)]);
             m.step(t(cx, Op::VCmpEqF64), &[vcc, A::U(a), A::U(b)]);
-            sel(m, d, t2, o);
+            sel(m, d, t3, o);
         }
         (GroupOp::Add, _) => {
             m.step(t(cx, Op::VAddCoU32), &[A::DL(d), vcc, A::UL(a), A::UL(b)]);
