@@ -18,17 +18,17 @@
 //! * [`ShuffleStrategy::BpermuteHalves`]: gfx1100 wave64, where `ds_bpermute_b32` only permutes
 //!   within each 32-lane half: `v_permlane64_b32` builds the other half's values, two
 //!   `ds_bpermute_b32` read both, and a `v_cndmask_b32` on "source in the other half" picks one
-//!   (shuffle-lowering.md §1.6). This runs whole-wave (EXEC saved, set to all lanes, restored in
-//!   the same `MInst`), because both `v_permlane64` and `ds_bpermute` only deliver the data of
+//!   (shuffle-lowering.md §1.6). This runs whole-wave (EXEC saved and set to all lanes by an
+//!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64` and `ds_bpermute` only deliver the data of
 //!   lanes that execute; which source lanes were active is tested on the saved EXEC instead.
 //! * [`CollectiveStrategy::WholeWave`]: reductions, scans and segmented reductions lowered
-//!   natively for any EXEC: EXEC is saved and set to every lane, inactive lanes take the
+//!   natively for any EXEC: EXEC is saved and set to every lane (one `MInst`), inactive lanes take the
 //!   operator's identity (the interpreter's rule), the butterfly / Hillis–Steele / segmented
 //!   ladders of `qd_mir::interp::simt` run over the whole wave with the cross-lane reads of the
 //!   shuffle strategy of the target (`ds_bpermute`, the permlane64 halves on gfx1100 wave64, and a
 //!   single `v_permlane64` for the xor-32 butterfly step there), in the interpreter's exact
 //!   combination order (own value left for reductions and segmented reductions, predecessor left
-//!   for scans), and EXEC is restored in the same `MInst`. This is what the `expand` pass would
+//!   for scans), and EXEC is restored at the end of that `MInst`. This is what the `expand` pass would
 //!   produce in fully active regions, so it is used everywhere (fully active or not); the result is
 //!   bit-identical to the interpreter in both cases.
 //!
@@ -38,6 +38,10 @@
 //! `match.*` and the votes are in `simt_coll.rs`. `subgroup.sync` emits nothing: a wave executes
 //! in lock step, every lane of the wave that is active reaches the op together, and the op has no
 //! memory ordering, so there is nothing to wait for.
+//!
+//! The saved EXEC is read only in a later `MInst` than the one that defines it: an `A::SPair` of
+//! SGPRs defined earlier in the same `MInst` is emitted as a def (copied out of the pair temporary
+//! after the step, not into it before), so such sequences must not rely on it.
 //!
 //! # Inactive lanes
 //!
