@@ -18,6 +18,8 @@ pub(crate) mod divide;
 pub(crate) mod index;
 pub(crate) mod memory;
 pub(crate) mod simt;
+mod simt_coll;
+mod simt_combine;
 
 use cranelift_entity::SecondaryMap;
 use qd_mir::analysis::uniformity::Uniformity;
