@@ -499,9 +499,6 @@ fn atomic_cas_both_spaces() {
         [("i32", ScalarType::I32), ("u32", ScalarType::U32), ("i64", ScalarType::I64), ("u64", ScalarType::U64)];
     for (name, ty) in types {
         for shared in [false, true] {
-            if ty.bytes() == 8 && !shared {
-                continue; // atomic_cas_64_bit_global_is_a_clear_error
-            }
             let (scope, decl, ptr, fin) = if shared {
                 (
                     "block",
@@ -552,8 +549,10 @@ fn atomic_cas_both_spaces() {
     }
 }
 
+/// 64-bit global `atomic.cas` takes its data in the fixed VGPR quad, which shifts the
+/// allocated VGPRs up by four: the listing names `v[6:9]`.
 #[test]
-fn atomic_cas_64_bit_global_is_a_clear_error() {
+fn atomic_cas_64_bit_global_uses_the_vgpr_quad() {
     let f = kernel(
         "kernel @c(%g: ptr<global, u64>) block(64, 1, 1) grid(1, 1, 1) {
   %0 = const 1 : u64
@@ -564,8 +563,8 @@ fn atomic_cas_64_bit_global_is_a_clear_error() {
 ",
     );
     for t in targets() {
-        let e = compile_kernel(&f, &AmdgcnOptions::new(t)).unwrap_err();
-        assert_eq!((e.op.as_deref(), e.ty.as_deref()), (Some("atomic.cas"), Some("u64")), "{e}");
+        let k = compile_kernel(&f, &AmdgcnOptions::new(t)).expect("compiles");
+        assert!(k.asm().contains("v[6:9]"), "{t}:\n{}", k.asm());
     }
 }
 

@@ -13,9 +13,9 @@
 //!   cache bits beyond "return" (GLC on gfx90a/gfx1100, SC0 on gfx942, which the encoder derives),
 //!   as LLVM 19 emits for `syncscope("agent") monotonic`. `add` on f32 in global memory is native
 //!   only on gfx942; gfx90a and gfx1100 get a compare-and-swap loop (as LLVM emits: their global
-//!   f32 atomics do not honour the IEEE denormal mode). 64-bit `atomic.cas` in global memory needs
-//!   four consecutive VGPRs (`global_atomic_cmpswap_x2`), which the register classes cannot
-//!   express yet: a compile error (LDS has `ds_cmpst_rtn_b64` with two pairs and works).
+//!   f32 atomics do not honour the IEEE denormal mode). 64-bit `atomic.cas` in global memory takes
+//!   its new and expected values in four consecutive VGPRs (`global_atomic_cmpswap_x2`): they are
+//!   copied into the fixed VGPR quad `v[6:9]` inside the instruction (`A::Quad`).
 //! - Fences follow LLVM's AMDGPU memory-model sequences for `acq_rel` fences: `subgroup` (LLVM's
 //!   wavefront scope) needs nothing; `block` waits for LDS (GFX9; all waves of a workgroup share
 //!   one CU and its in-order vector memory path) or, on GFX11 (WGP mode), for everything and
@@ -547,17 +547,28 @@ pub(crate) fn atomic_cas(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
     let (space, ty) = pointee(cx, i, p)?;
     let v = cx.f.inst_results(i)[0];
     let wide = ty.bytes() == 8;
-    if wide && space == AddrSpace::Global {
-        return Err(cx.unsupported(
-            i,
-            "64-bit atomic.cas: global_atomic_cmpswap_x2 takes its new and expected values in four \
-             consecutive VGPRs, which the register classes cannot express yet",
-        ));
-    }
     let (ve, vn) = (cx.val(e), cx.val(n));
     let addr = cx.val(p);
     let (dst, val) = atomic_dst(cx, ty);
     match space {
+        AddrSpace::Global if wide => {
+            // The data is four consecutive VGPRs (new value, then expected): the fixed quad.
+            let halves = |v: Val| match v {
+                Val::S64(l, h) => Some((A::U(l), A::U(h))),
+                Val::V64(w) => Some((A::UL(w), A::UH(w))),
+                Val::S(_) | Val::V(_) => None,
+            };
+            let (Some((nl, nh)), Some((el, eh))) = (halves(vn), halves(ve)) else {
+                return Err(cx.unsupported(i, "a 32-bit operand of a 64-bit cas"));
+            };
+            let (va, sa) = global_addr(cx, i, addr)?;
+            let mut m = MInst::new();
+            for (k, src) in [nl, nh, el, eh].into_iter().enumerate() {
+                m.step(cx.mi(Op::VMovB32, &[]), &[A::Quad(k as u8), src]);
+            }
+            m.step(cx.mi(Op::GlobalAtomicCmpswapX2, &[]), &[A::D(dst), va, A::QuadAll, sa]);
+            cx.emit(m);
+        }
         AddrSpace::Global => {
             let pair = cx.new_w();
             let mut m = MInst::new();
