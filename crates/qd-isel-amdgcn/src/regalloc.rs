@@ -177,7 +177,7 @@ pub struct Allocated {
 
 /// Allocates registers; with `check`, runs regalloc2's checker on the result.
 ///
-/// Each class gets at least one register more than the most operands of that class any single
+/// Each class gets at least as many registers as the most operands of that class any single
 /// instruction names (a budget below what one instruction needs cannot be met by spilling), and
 /// a panic inside regalloc2 is turned into an error rather than unwinding through the caller.
 pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated, String> {
