@@ -252,7 +252,7 @@ fn variants(op: Op, t: Target) -> Vec<Inst> {
         | Shape::DsStore { .. }
         | Shape::DsAtomic { .. }
         | Shape::DsAtomicRtn { .. }
-        | Shape::DsCmpstRtn
+        | Shape::DsCmpstRtn { .. }
         | Shape::DsSwizzle
         | Shape::DsAddtid => out.extend(ds_variants(op, info.shape)),
         Shape::FlatLoad { .. }
@@ -277,7 +277,9 @@ fn variants(op: Op, t: Target) -> Vec<Inst> {
         | Shape::VopcX { .. }
         | Shape::Vop3 { .. }
         | Shape::Vop3Three { .. }
-        | Shape::Vop3bMad => out.extend(valu_variants(op, t, float, vcc, smask)),
+        | Shape::Vop3bMad
+        | Shape::Vop3bDivScale { .. }
+        | Shape::VopcClass { .. } => out.extend(valu_variants(op, t, float, vcc, smask)),
     }
     out
 }
@@ -373,9 +375,13 @@ fn ds_variants(op: Op, shape: Shape) -> Vec<Inst> {
             }
             out.push(Inst::new(op, &[v(254, w), v(255, 1), v(252, w)]));
         }
-        Shape::DsCmpstRtn => {
+        Shape::DsCmpstRtn { s: 1 } => {
             out.push(Inst::new(op, &[v(0, 1), v(1, 1), v(2, 1), v(3, 1)]));
             out.push(Inst::new(op, &[v(255, 1), v(254, 1), v(253, 1), v(252, 1)]).imm(1024));
+        }
+        Shape::DsCmpstRtn { s: w } => {
+            out.push(Inst::new(op, &[v(0, w), v(1, 1), v(2, w), v(4, w)]));
+            out.push(Inst::new(op, &[v(254, w), v(253, 1), v(250, w), v(246, w)]).imm(1024));
         }
         Shape::DsSwizzle => {
             let pats = [
@@ -487,6 +493,8 @@ fn valu_ops(op: Op, t: Target, srcs: &[Operand], mask_out: Operand, mask_in: Ope
         },
         Shape::Vop3Three { d, .. } => vec![v(0, d), src(0), src(1), src(2)],
         Shape::Vop3bMad => vec![v(0, 2), mask_out, src(0), src(1), src(2)],
+        Shape::Vop3bDivScale { s } => vec![v(0, s), mask_out, src(0), src(1), src(2)],
+        Shape::VopcClass { .. } => vec![mask_out, src(0), src(1)],
         _ => vec![],
     }
 }
@@ -500,6 +508,8 @@ fn src_widths(shape: Shape) -> Vec<u8> {
         Shape::Vopc { s } | Shape::VopcX { s } => vec![s, s],
         Shape::Vop3Three { s0, s1, s2, .. } => vec![s0, s1, s2],
         Shape::Vop3bMad => vec![1, 1, 2],
+        Shape::Vop3bDivScale { s } => vec![s, s, s],
+        Shape::VopcClass { s } => vec![s, 1],
         _ => vec![],
     }
 }
@@ -578,6 +588,11 @@ fn valu_variants(op: Op, t: Target, float: bool, vcc: Operand, smask: Operand) -
                 Mods { omod: 1, ..Mods::default() },
                 Mods { omod: 2, clamp: true, ..Mods::default() },
                 Mods { omod: 3, neg: 2 & all, ..Mods::default() },
+                // For ops that take modifiers on some sources only (an integer operand, VOP3B
+                // with no abs, class compares with no clamp).
+                Mods { neg: 1, abs: 1, ..Mods::default() },
+                Mods { neg: 1, clamp: true, ..Mods::default() },
+                Mods { neg: n.min(3) & 6, ..Mods::default() },
             ] {
                 out.push(with_ops(op, form, &valu_ops(op, t, &vregs, mo, mi)).mods(m));
             }

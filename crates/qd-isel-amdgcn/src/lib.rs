@@ -8,7 +8,8 @@
 //! - [`target`]: the architectures and wave sizes;
 //! - [`isa`]: the instruction table, operands, encoder, decoder, printer and assembler parser;
 //! - [`sim`]: the wave simulator that runs the code objects here;
-//! - [`abi`]: the kernarg layout and entry registers.
+//! - [`abi`]: the kernarg layout and entry registers;
+//! - [`seq`]: correctly rounded f32/f64 division and square-root instruction sequences.
 //!
 //! See `docs/amdgcn.md`.
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod isa;
 mod lower;
 mod regalloc;
 pub mod runner;
+pub mod seq;
 pub mod sim;
 pub mod target;
 pub mod vcode;
@@ -291,3 +293,7 @@ pub fn compile_kernel_with_lines(
         vcode: vcode_text,
     })
 }
+
+/// The back end's guide (`docs/amdgcn-backend.md`); its Rust examples run as doctests.
+#[doc = include_str!("../../../docs/amdgcn-backend.md")]
+pub mod guide {}

@@ -90,7 +90,14 @@ impl State {
                 .any(|r| p.sdefs.iter().any(|d| r.overlaps(*d)));
             v || sc
         };
-        let Some(last) = self.pending.iter().rposition(touches) else { return };
+        // One counter at a time: an instruction may read results of both kinds.
+        while let Some(last) = self.pending.iter().rposition(touches) {
+            self.wait_for(last, out);
+        }
+    }
+
+    /// Waits until pending entry `last` (and every older one of its counter) has completed.
+    fn wait_for(&mut self, last: usize, out: &mut Vec<Inst>) {
         let counter = self.pending[last].counter;
         let needs_zero =
             self.pending.iter().filter(|p| p.counter == counter).any(|p| p.smem) && counter == Counter::Lgkm;

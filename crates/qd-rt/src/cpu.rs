@@ -49,8 +49,7 @@ pub(crate) fn run_program(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]
 /// A host buffer the cpu device launches on.
 pub(crate) struct CpuBuffer(pub Mutex<HostBuffer>);
 
-/// Runs a kernel over device arguments: each distinct buffer is moved into the interpreter's
-/// arguments once (a buffer passed for several parameters is one memory, as on a GPU) and back.
+/// Runs a kernel over device arguments on the interpreter (see [`with_bound_buffers`]).
 pub(crate) fn launch(
     w: u32,
     f: &Function,
@@ -58,33 +57,54 @@ pub(crate) fn launch(
     scalars: Vec<ArgValue>,
     grid: Option<[u32; 3]>,
 ) -> Result<(), RtError> {
-    // The distinct buffers, in first-use order, and each parameter's argument index.
-    let mut unique: Vec<&CpuBuffer> = Vec::new();
+    let cfg = RunConfig { subgroup_size: w, grid, block: None, step_limit: None };
+    with_bound_buffers(bufs, scalars, |args, bind| {
+        interp::run_kernel_shared(f, &cfg, args, bind).map(|_| ()).map_err(|e| RtError::interp(&e))
+    })
+}
+
+/// Runs `run` over one argument per parameter, built from host-memory device buffers: each
+/// distinct buffer is moved out of its [`CpuBuffer`] once, into the argument of the first
+/// parameter that names it, and moved back afterwards (also when `run` fails). A buffer passed
+/// for several parameters is one memory, as on a GPU: the later parameters get an empty
+/// placeholder buffer of the same element type and `bind[i]` names the first parameter with that
+/// buffer (`bind[i] <= i`; `bind[i] == i` for every other parameter). This is the binding both
+/// `qd_mir::interp::run_kernel_shared` (the `cpu` device) and `qd_isel_amdgcn::runner::run` (the
+/// `sim-*` devices) take. `bufs[i]` is parameter `i`'s buffer, `scalars[i]` its scalar (ignored
+/// where there is a buffer).
+pub(crate) fn with_bound_buffers<R>(
+    bufs: &[Option<&CpuBuffer>],
+    scalars: Vec<ArgValue>,
+    run: impl FnOnce(&mut [ArgValue], &[usize]) -> Result<R, RtError>,
+) -> Result<R, RtError> {
     let mut args: Vec<ArgValue> = Vec::with_capacity(scalars.len());
     let mut bind = Vec::with_capacity(scalars.len());
-    let mut buffer_arg = Vec::new();
-    for (s, b) in scalars.into_iter().zip(bufs) {
+    // The distinct buffers, in first-use order, with the parameter that holds each.
+    let mut owners: Vec<(&CpuBuffer, usize)> = Vec::new();
+    for (i, (s, b)) in scalars.into_iter().zip(bufs).enumerate() {
         match b {
-            Some(b) => match unique.iter().position(|u| std::ptr::eq(*u, *b)) {
-                Some(k) => bind.push(buffer_arg[k]),
+            Some(b) => match owners.iter().find(|(u, _)| std::ptr::eq(*u, *b)) {
+                Some(&(_, first)) => {
+                    let elem = b.0.lock().unwrap_or_else(|p| p.into_inner()).elem;
+                    bind.push(first);
+                    args.push(ArgValue::Buffer(HostBuffer { elem, data: Vec::new() }));
+                }
                 None => {
                     let mut g = b.0.lock().unwrap_or_else(|p| p.into_inner());
                     let taken = HostBuffer { elem: g.elem, data: std::mem::take(&mut g.data) };
-                    unique.push(b);
-                    buffer_arg.push(args.len());
-                    bind.push(args.len());
+                    owners.push((b, i));
+                    bind.push(i);
                     args.push(ArgValue::Buffer(taken));
                 }
             },
             None => {
-                bind.push(args.len());
+                bind.push(i);
                 args.push(s);
             }
         }
     }
-    let cfg = RunConfig { subgroup_size: w, grid, block: None, step_limit: None };
-    let r = interp::run_kernel_shared(f, &cfg, &mut args, &bind).map(|_| ()).map_err(|e| RtError::interp(&e));
-    for (b, k) in unique.iter().zip(buffer_arg) {
+    let r = run(&mut args, &bind);
+    for (b, k) in owners {
         if let Some(ArgValue::Buffer(data)) = args.get_mut(k) {
             *b.0.lock().unwrap_or_else(|p| p.into_inner()) =
                 std::mem::replace(data, HostBuffer { elem: data.elem, data: Vec::new() });

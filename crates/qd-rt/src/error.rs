@@ -20,7 +20,7 @@ pub enum RtErrorKind {
         /// The code's name (`CUDA_ERROR_INVALID_PTX`, `VK_ERROR_DEVICE_LOST`).
         name: String,
     },
-    /// The back end (PTX or SPIR-V) rejected the kernel.
+    /// The back end (PTX, SPIR-V or AMDGCN) rejected the kernel.
     Compile,
     /// A launch needs more than a device limit allows; raised before the launch.
     Limit {
@@ -33,6 +33,10 @@ pub enum RtErrorKind {
     },
     /// The interpreter (the `cpu` device) faulted or rejected the arguments.
     Interp,
+    /// The AMDGCN wave simulator (a `sim-*` device) stopped: a memory fault, a trap, a wave past
+    /// the step limit, or a missing wait state or memory wait (a back-end bug the simulator's
+    /// checkers catch).
+    Simulator,
     /// A kernel ran past the launch timeout.
     Timeout,
     /// A program's arguments failed one of its checks (a buffer shorter than the program needs,
@@ -84,13 +88,17 @@ impl RtError {
         RtError { kind: RtErrorKind::Limit { name, needed, max }, message, log: None }
     }
 
-    /// A compile error of a back end given as text (the SPIR-V back end's `Display`).
+    /// A compile error of a back end given as text (the SPIR-V and AMDGCN back ends' `Display`).
     pub(crate) fn compile_text(message: impl Into<String>) -> RtError {
         RtError { kind: RtErrorKind::Compile, message: message.into(), log: None }
     }
 
     pub(crate) fn interp(e: &qd_mir::interp::InterpError) -> RtError {
         RtError { kind: RtErrorKind::Interp, message: e.to_string(), log: None }
+    }
+
+    pub(crate) fn simulator(message: impl Into<String>) -> RtError {
+        RtError { kind: RtErrorKind::Simulator, message: message.into(), log: None }
     }
 
     pub(crate) fn program_check(f: qd_mir::CheckFailure) -> RtError {

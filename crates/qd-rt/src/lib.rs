@@ -1,6 +1,8 @@
 //! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter), the
-//! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`) and the
-//! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU).
+//! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`), the
+//! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU)
+//! and the `sim-*` devices (kernels compiled by `qd-isel-amdgcn` for gfx942, gfx90a or gfx1100,
+//! run on its wave simulator).
 //!
 //! ```no_run
 //! use qd_rt::{ArgValue, Device, HostBuffer, LaunchOptions};
@@ -12,7 +14,7 @@
 //! ```
 //!
 //! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `vulkan`,
-//! `vulkan:1`, `best`). The `cuda` device probes for `libcuda` before any other driver call, and
+//! `vulkan:1`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`, `best`). The `cuda` device probes for `libcuda` before any other driver call, and
 //! the `vulkan` device opens the Vulkan loader with `dlopen`, so a machine without a driver gets a
 //! clear [`RtError`] ("no CUDA driver (libcuda.so) found", "no Vulkan loader (libvulkan.so.1)
 //! found"), never a panic; driver failures name the API call and its `CUresult` / `VkResult`, and
@@ -41,6 +43,7 @@ mod lowlevel;
 pub mod matrix;
 mod program;
 mod resident;
+pub mod sim;
 mod vulkan;
 
 pub use error::{RtError, RtErrorKind};
@@ -59,15 +62,19 @@ pub enum DeviceKind {
     Cuda,
     /// A Vulkan device (a GPU, or lavapipe on the CPU) through ash.
     Vulkan,
+    /// qd's AMDGCN code on the wave simulator (`sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`,
+    /// `sim-gfx1100-w32`).
+    Sim,
 }
 
 impl DeviceKind {
-    /// `cpu`, `cuda` or `vulkan`.
+    /// `cpu`, `cuda`, `vulkan` or `sim`.
     pub fn name(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
             DeviceKind::Cuda => "cuda",
             DeviceKind::Vulkan => "vulkan",
+            DeviceKind::Sim => "sim",
         }
     }
 }
@@ -77,9 +84,11 @@ impl DeviceKind {
 pub struct DeviceInfo {
     /// Its kind.
     pub kind: DeviceKind,
-    /// The CUDA or Vulkan ordinal (0 for cpu).
+    /// The CUDA or Vulkan ordinal (0 for cpu; for sim, the index in [`Device::simulated`]:
+    /// 0 `sim-gfx942`, 1 `sim-gfx90a`, 2 `sim-gfx1100`, 3 `sim-gfx1100-w32`).
     pub ordinal: usize,
-    /// The device's name (the GPU's marketing name; `MIR interpreter` for cpu).
+    /// The device's name (the GPU's marketing name; `MIR interpreter` for cpu,
+    /// `AMDGCN wave simulator (gfx942)` for sim).
     pub name: String,
     /// The subgroup (warp) width.
     pub subgroup_width: u32,
@@ -89,19 +98,21 @@ pub struct DeviceInfo {
     /// True when a block of a launch may wait (spin) on a flag that a block which started
     /// earlier sets, and be sure to see it set: the device keeps running started blocks. This
     /// is what single-pass algorithms (decoupled look-back scan, onesweep radix sort) need, with
-    /// blocks numbered by an atomic ticket in start order. `cpu` runs blocks one after another,
-    /// CUDA keeps resident blocks running; Vulkan does not promise it (a lavapipe or GPU
-    /// driver may run a later workgroup to completion before an earlier one starts).
+    /// blocks numbered by an atomic ticket in start order. `cpu` and `sim-*` run blocks one
+    /// after another, each to completion, CUDA keeps resident blocks running; Vulkan does not
+    /// promise it (a lavapipe or GPU driver may run a later workgroup to completion before an
+    /// earlier one starts).
     pub forward_progress: bool,
 }
 
 impl DeviceInfo {
-    /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`).
+    /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`, `sim-gfx942`).
     pub fn spec(&self) -> String {
         match self.kind {
             DeviceKind::Cpu => format!("cpu:{}", self.subgroup_width),
             DeviceKind::Cuda => format!("cuda:{}", self.ordinal),
             DeviceKind::Vulkan => format!("vulkan:{}", self.ordinal),
+            DeviceKind::Sim => sim::spec(self.ordinal).to_string(),
         }
     }
 }
@@ -111,7 +122,7 @@ impl DeviceInfo {
 pub struct LaunchOptions {
     /// Replaces the kernel's grid.
     pub grid: Option<[u32; 3]>,
-    /// Replaces the kernel's block size (on CUDA and Vulkan the kernel is compiled for it).
+    /// Replaces the kernel's block size (on CUDA, Vulkan and sim the kernel is compiled for it).
     pub block: Option<[u32; 3]>,
 }
 
@@ -125,6 +136,7 @@ pub(crate) enum Imp {
     Cpu { width: u32 },
     Cuda(Box<cuda::CudaDevice>),
     Vulkan(Box<vulkan::VulkanDevice>),
+    Sim { target: qd_isel_amdgcn::Target },
 }
 
 impl Device {
@@ -152,14 +164,36 @@ impl Device {
         Ok(Device { info, imp: Imp::Vulkan(Box::new(d)) })
     }
 
+    /// The AMDGCN wave simulator for `target` (gfx942, gfx90a or gfx1100 in wave64, gfx1100 in
+    /// wave32): kernels compiled by `qd-isel-amdgcn`, run lane by lane (see [`sim`]). `Err` for a
+    /// target that cannot run its wave size.
+    pub fn sim(target: qd_isel_amdgcn::Target) -> Result<Device, RtError> {
+        let ordinal = sim::DEVICES.iter().position(|(_, t)| *t == target).ok_or_else(|| {
+            RtError::usage(format!("no sim device for {} in wave{}", target.arch, target.wave.lanes()))
+        })?;
+        Ok(Device { info: sim::info(ordinal), imp: Imp::Sim { target } })
+    }
+
+    /// The four sim devices, in ordinal order (`sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`,
+    /// `sim-gfx1100-w32`). They are not in [`Device::available`]: they are always there, and
+    /// they are test tools, far slower than the `cpu` device.
+    pub fn simulated() -> Vec<DeviceInfo> {
+        (0..sim::DEVICES.len()).map(sim::info).collect()
+    }
+
     /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `cuda` (ordinal 0),
-    /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `best`.
+    /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`
+    /// (wave64), `sim-gfx1100-w32` (wave32), `best`.
     pub fn open(spec: &str) -> Result<Device, RtError> {
         let bad = || {
             RtError::usage(format!(
-                "unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL or best)"
+                "unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL, \
+                 sim-gfx942, sim-gfx90a, sim-gfx1100, sim-gfx1100-w32 or best)"
             ))
         };
+        if let Some((_, target)) = sim::parse(spec) {
+            return Device::sim(target);
+        }
         let (kind, arg) = match spec.split_once(':') {
             Some((k, a)) => (k, Some(a)),
             None => (spec, None),
@@ -207,7 +241,7 @@ impl Device {
     }
 
     /// Every device present: the cpu device (width 32) first, then each CUDA GPU, then each
-    /// Vulkan device.
+    /// Vulkan device. The sim devices are not listed (see [`Device::simulated`]).
     pub fn available() -> Vec<DeviceInfo> {
         let mut v = vec![cpu::info(32)];
         if let Ok(n) = cuda::count() {
@@ -262,11 +296,13 @@ impl Device {
                 }
                 None => v.run_kernel(f, args, opts.grid),
             },
+            Imp::Sim { target } => sim::run_kernel(*target, f, args, opts),
         }
     }
 
-    /// Runs a program of `m`: its launches in order on one stream (CUDA) or in one command
-    /// buffer with barriers between them (Vulkan), the buffers resident on the device in between,
+    /// Runs a program of `m`: its launches in order on one stream (CUDA), in one command buffer
+    /// with barriers between them (Vulkan) or one after another (cpu, sim), the buffers resident
+    /// on the device in between,
     /// downloaded in place at the end. The arguments are checked first (one per parameter, of
     /// its type, then the program's `check`s: [`RtErrorKind::ProgramCheck`]); a program with a
     /// status word gets a zeroed one, and a non-zero word after the last launch is
@@ -277,6 +313,7 @@ impl Device {
             Imp::Cpu { width } => cpu::run_program(*width, m, p, args),
             Imp::Cuda(c) => c.run_program(m, p, args),
             Imp::Vulkan(v) => v.run_program(m, p, args),
+            Imp::Sim { .. } => self.run_program_uploaded(m, p, args),
         }
     }
 }

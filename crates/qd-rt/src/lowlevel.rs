@@ -1,5 +1,6 @@
 //! The lower-level device API: buffers that live on the device ([`DeviceBuffer`]), compiled
-//! kernels ([`CompiledKernel`], cached by kernel text and target on CUDA and Vulkan), asynchronous launches
+//! kernels ([`CompiledKernel`], cached by kernel text and target on CUDA and Vulkan; AMDGCN code
+//! objects on the `sim-*` devices), asynchronous launches
 //! over [`DeviceArg`]s and `synchronize`. `Device::run_kernel`/`run_program` are built from the
 //! same pieces; use these to keep buffers resident across several launches.
 
@@ -7,14 +8,16 @@ use crate::args;
 use crate::cpu::{self, CpuBuffer};
 use crate::cuda::{self, CudaBuffer, Loaded, Slot};
 use crate::error::RtError;
+use crate::sim;
 use crate::vulkan::{self, raw::Buf};
 use crate::{Device, HostBuffer, Imp};
 use qd_mir::interp::ArgValue;
 use qd_mir::{Function, ScalarType};
 use std::sync::{Arc, Mutex};
 
-/// A buffer on a device (host memory for `cpu`, device memory for `cuda`, a host-visible storage
-/// buffer for `vulkan`; freed on drop).
+/// A buffer on a device (host memory for `cpu` and `sim-*`, device memory for `cuda`, a
+/// host-visible storage buffer for `vulkan`; freed on drop). The `cpu` and `sim-*` devices both
+/// keep their buffers in host memory and each may launch on the other's buffers.
 pub struct DeviceBuffer {
     elem: ScalarType,
     len: usize,
@@ -105,6 +108,7 @@ pub struct CompiledKernel {
     function: Arc<Function>,
     cuda: Option<Loaded>,
     vulkan: Option<Arc<vulkan::Kernel>>,
+    amdgcn: Option<Arc<qd_isel_amdgcn::CompiledKernel>>,
 }
 
 impl CompiledKernel {
@@ -123,7 +127,17 @@ impl CompiledKernel {
         self.vulkan.as_ref().map(|k| &*k.words)
     }
 
-    /// The subgroup width the kernel was compiled for (Vulkan only; the cpu and cuda devices
+    /// The AMDGCN code object (an HSA ELF; `sim-*` devices only).
+    pub fn code_object(&self) -> Option<&[u8]> {
+        self.amdgcn.as_ref().map(|k| &*k.code_object)
+    }
+
+    /// The AMDGCN assembly listing (`sim-*` devices only).
+    pub fn amdgcn_asm(&self) -> Option<String> {
+        self.amdgcn.as_ref().map(|k| k.asm())
+    }
+
+    /// The subgroup width the kernel was compiled for (Vulkan only; the cpu, cuda and sim devices
     /// have one width).
     pub fn subgroup_width(&self) -> Option<u32> {
         self.vulkan.as_ref().map(|k| k.width)
@@ -145,7 +159,7 @@ impl Device {
     pub fn upload(&self, b: &HostBuffer) -> Result<DeviceBuffer, RtError> {
         let len = b.len();
         let imp = match &self.imp {
-            Imp::Cpu { .. } => BufImp::Cpu(CpuBuffer(Mutex::new(b.clone()))),
+            Imp::Cpu { .. } | Imp::Sim { .. } => BufImp::Cpu(CpuBuffer(Mutex::new(b.clone()))),
             Imp::Cuda(c) => {
                 let st = c.shared.lock()?;
                 BufImp::Cuda(c.upload(&st, &b.data)?)
@@ -223,11 +237,11 @@ impl Device {
         }
     }
 
-    /// Whether a launch on this device can take `b`: a buffer this device made (a `cpu` buffer
-    /// for the `cpu` device).
+    /// Whether a launch on this device can take `b`: a buffer this device made (a host-memory
+    /// buffer of a `cpu` or `sim-*` device for those devices).
     pub(crate) fn owns(&self, b: &DeviceBuffer) -> bool {
         match (&self.imp, &b.imp) {
-            (Imp::Cpu { .. }, BufImp::Cpu(_)) => true,
+            (Imp::Cpu { .. } | Imp::Sim { .. }, BufImp::Cpu(_)) => true,
             (Imp::Cuda(c), BufImp::Cuda(d)) => d.is_of(&c.shared),
             (Imp::Vulkan(v), BufImp::Vulkan(d)) => d.is_of(&v.gpu),
             _ => false,
@@ -235,18 +249,25 @@ impl Device {
     }
 
     /// Compiles a kernel for this device (CUDA: PTX for its `sm_XY`, loaded and cached by kernel
-    /// text and target). To change the block size, compile a copy of the function with
-    /// `launch.block` replaced: the PTX bakes the block shape in.
+    /// text and target; sim: an AMDGCN code object for its target). To change the block size,
+    /// compile a copy of the function with `launch.block` replaced: the PTX and AMDGCN code bake
+    /// the block shape in.
     pub fn compile(&self, f: &Function) -> Result<CompiledKernel, RtError> {
         let function = Arc::new(f.clone());
         match &self.imp {
-            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None, vulkan: None }),
+            Imp::Cpu { .. } => Ok(CompiledKernel { function, cuda: None, vulkan: None, amdgcn: None }),
             Imp::Cuda(c) => {
                 let mut st = c.shared.lock()?;
                 let l = c.load(&mut st, f)?;
-                Ok(CompiledKernel { function, cuda: Some(l), vulkan: None })
+                Ok(CompiledKernel { function, cuda: Some(l), vulkan: None, amdgcn: None })
             }
-            Imp::Vulkan(v) => Ok(CompiledKernel { function, cuda: None, vulkan: Some(v.compile(f)?) }),
+            Imp::Vulkan(v) => Ok(CompiledKernel { function, cuda: None, vulkan: Some(v.compile(f)?), amdgcn: None }),
+            Imp::Sim { target } => Ok(CompiledKernel {
+                function,
+                cuda: None,
+                vulkan: None,
+                amdgcn: Some(Arc::new(sim::compile(*target, f)?)),
+            }),
         }
     }
 
@@ -259,8 +280,8 @@ impl Device {
 
     /// Launches kernels in order, asynchronously as [`Device::launch`]: every launch's arguments
     /// are checked before the first one starts; on Vulkan they go in one command buffer (a
-    /// compute→compute barrier before each), on CUDA on the device's stream, on `cpu` one after
-    /// another.
+    /// compute→compute barrier before each), on CUDA on the device's stream, on `cpu` and
+    /// `sim-*` one after another.
     pub(crate) fn launch_all(&self, launches: &[Launch<'_, '_>]) -> Result<(), RtError> {
         for l in launches {
             check_launch_args(&l.kernel.function, l.args)?;
@@ -269,29 +290,23 @@ impl Device {
             Imp::Cpu { width } => {
                 for l in launches {
                     let f = &*l.kernel.function;
-                    let mut bufs = Vec::new();
-                    let mut scalars = Vec::new();
-                    for a in l.args {
-                        match a {
-                            DeviceArg::Buffer(b) => match &b.imp {
-                                BufImp::Cpu(h) => {
-                                    bufs.push(Some(h));
-                                    scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
-                                }
-                                BufImp::Cuda(_) | BufImp::Vulkan(_) => {
-                                    return Err(RtError::usage(format!(
-                                        "kernel @{}: a device buffer passed to the cpu device",
-                                        f.name
-                                    )))
-                                }
-                            },
-                            DeviceArg::Scalar(t, v) => {
-                                bufs.push(None);
-                                scalars.push(ArgValue::Scalar(*t, *v));
-                            }
-                        }
-                    }
+                    let (bufs, scalars) = host_args(f, l.args, "cpu")?;
                     cpu::launch(*width, f, &bufs, scalars, l.grid)?;
+                }
+                Ok(())
+            }
+            Imp::Sim { .. } => {
+                let mut ready = Vec::with_capacity(launches.len());
+                for l in launches {
+                    let f = &*l.kernel.function;
+                    let k =
+                        l.kernel.amdgcn.as_ref().ok_or_else(|| {
+                            RtError::usage(format!("kernel @{}: compiled for another device", f.name))
+                        })?;
+                    ready.push((f, k, host_args(f, l.args, "sim")?, l.grid));
+                }
+                for (f, k, (bufs, scalars), grid) in ready {
+                    sim::launch(k, f, &bufs, scalars, grid)?;
                 }
                 Ok(())
             }
@@ -375,7 +390,7 @@ impl Device {
     /// Waits for every launch issued so far.
     pub fn synchronize(&self) -> Result<(), RtError> {
         match &self.imp {
-            Imp::Cpu { .. } => Ok(()),
+            Imp::Cpu { .. } | Imp::Sim { .. } => Ok(()),
             Imp::Cuda(c) => {
                 let mut st = c.shared.lock()?;
                 c.sync(&st).map_err(|e| c.recover(&mut st, e))
@@ -383,6 +398,37 @@ impl Device {
             Imp::Vulkan(v) => v.sync(),
         }
     }
+}
+
+/// The host-memory buffers and scalars of a launch on the `cpu` or a `sim-*` device (`device`
+/// names it in the error for a buffer of a GPU device): `bufs[i]` is parameter `i`'s buffer,
+/// `scalars[i]` its scalar (a placeholder where there is a buffer).
+type HostArgs<'b> = (Vec<Option<&'b CpuBuffer>>, Vec<ArgValue>);
+
+fn host_args<'b>(f: &Function, argv: &[DeviceArg<'b>], device: &str) -> Result<HostArgs<'b>, RtError> {
+    let mut bufs = Vec::with_capacity(argv.len());
+    let mut scalars = Vec::with_capacity(argv.len());
+    for a in argv {
+        match a {
+            DeviceArg::Buffer(b) => match &b.imp {
+                BufImp::Cpu(h) => {
+                    bufs.push(Some(h));
+                    scalars.push(ArgValue::Scalar(ScalarType::U32, 0));
+                }
+                BufImp::Cuda(_) | BufImp::Vulkan(_) => {
+                    return Err(RtError::usage(format!(
+                        "kernel @{}: a buffer of a GPU device passed to the {device} device",
+                        f.name
+                    )))
+                }
+            },
+            DeviceArg::Scalar(t, v) => {
+                bufs.push(None);
+                scalars.push(ArgValue::Scalar(*t, *v));
+            }
+        }
+    }
+    Ok((bufs, scalars))
 }
 
 #[allow(dead_code)]

@@ -15,7 +15,11 @@
 //!   a loader, an ICD or a device, a `vulkan` entry is skipped with the reason.
 //!
 //! `QD_TEST_DEVICES=cpu:32,cuda:0` replaces the matrix by exactly those specs (a spec that cannot
-//! be opened is skipped with the driver's reason).
+//! be opened is skipped with the driver's reason). The AMDGCN simulators (`sim-gfx942`,
+//! `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`: qd's AMD machine code on the wave simulator)
+//! are never in the default matrix — they are far slower than the interpreter and are not
+//! hardware — so a suite runs on them only when named here:
+//! `QD_TEST_DEVICES=sim-gfx942 cargo test -p qd-lib --test suite`.
 
 use crate::{Device, DeviceKind};
 
@@ -121,6 +125,16 @@ mod tests {
         if std::env::var("QD_REQUIRE_VULKAN").as_deref() == Ok("1") {
             assert!(vulkan >= 1, "QD_REQUIRE_VULKAN=1 but the matrix has no vulkan device: {:?}", m.skipped);
         }
+    }
+
+    #[test]
+    fn sim_devices_only_when_named() {
+        let m = DeviceMatrix::default_matrix(false);
+        assert!(m.devices.iter().all(|d| d.info().kind != DeviceKind::Sim));
+        let m = DeviceMatrix::from_specs(["sim-gfx90a", "cpu:64", "sim-gfx1100"]);
+        let specs: Vec<String> = m.devices.iter().map(|d| d.info().spec()).collect();
+        assert_eq!(specs, ["sim-gfx90a", "cpu:64", "sim-gfx1100"]);
+        assert!(m.skipped.is_empty());
     }
 
     #[test]

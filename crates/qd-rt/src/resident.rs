@@ -11,12 +11,13 @@
 //! (through the device's compiled-kernel cache on CUDA and Vulkan, so later runs reuse the
 //! compiled code), allocates a zeroed status word when the program has one, issues the launches
 //! in order (one command buffer on Vulkan, the device's stream on CUDA, one after another on
-//! `cpu`), waits for them and reads the status word: a non-zero word is
+//! `cpu` and `sim-*`), waits for them and reads the status word: a non-zero word is
 //! [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus) with its bits' messages.
 
 use crate::error::RtError;
 use crate::lowlevel::{check_launch_args, describe_kind, Launch};
 use crate::{args, CompiledKernel, Device, DeviceArg, DeviceBuffer};
+use qd_mir::interp::ArgValue;
 use qd_mir::{LaunchArg, Module, Program, ScalarType};
 use std::collections::HashMap;
 
@@ -72,6 +73,45 @@ impl Device {
             crate::program::check_status(p, value)?;
         }
         Ok(())
+    }
+
+    /// [`Device::run_program`] built from [`Device::run_program_resident`] (the `sim-*`
+    /// devices): the host arguments are checked as every device checks them, each buffer is
+    /// uploaded, the program runs resident, and every buffer is downloaded in place — after a
+    /// [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus) too, as on the other
+    /// devices.
+    pub(crate) fn run_program_uploaded(&self, m: &Module, p: &Program, argv: &mut [ArgValue]) -> Result<(), RtError> {
+        crate::program::check_args(p, argv)?;
+        enum Slot {
+            Buf(DeviceBuffer),
+            Scalar(ScalarType, u64),
+        }
+        let mut slots = Vec::with_capacity(argv.len());
+        for a in argv.iter() {
+            slots.push(match a {
+                ArgValue::Buffer(b) => {
+                    Slot::Buf(self.upload(b).map_err(|e| e.context(format!("program @{}", p.name)))?)
+                }
+                ArgValue::Scalar(t, v) => Slot::Scalar(*t, *v),
+            });
+        }
+        let dargs: Vec<DeviceArg<'_>> = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Buf(b) => DeviceArg::Buffer(b),
+                Slot::Scalar(t, v) => DeviceArg::Scalar(*t, *v),
+            })
+            .collect();
+        let r = self.run_program_resident(m, p, &dargs);
+        for (a, s) in argv.iter_mut().zip(&slots) {
+            if let Slot::Buf(b) = s {
+                match self.download(b) {
+                    Ok(h) => *a = ArgValue::Buffer(h),
+                    Err(e) => return r.and(Err(e)),
+                }
+            }
+        }
+        r
     }
 
     /// The checks of a resident run made before anything is compiled or launched; every

@@ -1,7 +1,7 @@
 //! `qdc compile FILE.qdm --target sm_XY --emit ptx [-o OUT] [--kernel NAME] [--reduce R]`: PTX for
 //! one kernel, or for every kernel of the file (each a separate PTX module, written one after
 //! another, each preceded by a `// ---- kernel @NAME` comment line). `--target vulkan1.x` goes to
-//! `compile_spirv.rs`.
+//! `compile_spirv.rs`, `--target gfx…` to `compile_amdgcn.rs`.
 
 use crate::{load, verify};
 use qd_isel_ptx::{compile_kernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
@@ -11,6 +11,10 @@ pub fn compile(args: &[String]) -> Result<(), String> {
     let vulkan = args.windows(2).any(|w| w[0] == "--target" && w[1].starts_with("vulkan"));
     if vulkan {
         return crate::compile_spirv::compile(args);
+    }
+    let amdgcn = args.windows(2).any(|w| w[0] == "--target" && w[1].starts_with("gfx"));
+    if amdgcn {
+        return crate::compile_amdgcn::compile(args);
     }
     let mut file = None;
     let mut target = None;
@@ -55,7 +59,10 @@ pub fn compile(args: &[String]) -> Result<(), String> {
         }
     }
     let file = file.ok_or("qdc compile: missing FILE.qdm")?;
-    let target = target.ok_or("qdc compile: missing --target (sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90)")?;
+    let target = target.ok_or(
+        "qdc compile: missing --target (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, vulkan1.1, vulkan1.2, vulkan1.3, \
+         gfx90a, gfx942 or gfx1100)",
+    )?;
     match emit.as_deref() {
         Some("ptx") | None => {}
         Some(other) => return Err(format!("qdc compile: --emit {other} is not supported (want ptx)")),

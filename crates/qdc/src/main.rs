@@ -13,6 +13,10 @@
 //! - `qdc compile FILE.qdm --target vulkan1.1|vulkan1.2|vulkan1.3 --emit spv|spvasm [-o OUT]
 //!   [--kernel NAME] [--subgroup-size W] [--reduce auto|group|clustered|shuffle]` writes SPIR-V
 //!   (binary words of one kernel, or the spvasm text of each).
+//! - `qdc compile FILE.qdm --target gfx90a|gfx942|gfx1100 [--wave32] [--emit asm|obj|vcode]
+//!   [-o OUT] [--kernel NAME]` compiles to AMDGCN machine code: the final assembly with a
+//!   resource header (default), the HSA code object of one kernel (default OUT: FILE.co), or the
+//!   VCode before register allocation.
 //! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each Vulkan device) and says why
 //!   CUDA or Vulkan is absent.
 //! - `qdc demo` builds a subgroup reduction with the Rust builder and runs it on the best device,
@@ -33,6 +37,7 @@
 
 mod asm;
 mod compile;
+mod compile_amdgcn;
 mod compile_spirv;
 mod demo;
 mod devices;
@@ -53,6 +58,7 @@ USAGE:
           [--max-version X.Y]
   qdc compile FILE.qdm --target VK --emit spv|spvasm [-o OUT] [--kernel NAME]
           [--subgroup-size W] [--reduce auto|group|clustered|shuffle]
+  qdc compile FILE.qdm --target GFX [--wave32] [--emit asm|obj|vcode] [-o OUT] [--kernel NAME]
   qdc devices
   qdc demo [--subgroup-size S | --device D] [--sort-n N]
   qdc algo ALGORITHM [--dtype T] [--values T] [--max-n N] [--log256 D] [--end-bit B]
@@ -73,6 +79,10 @@ SM: sm_70 | sm_75 | sm_80 | sm_86 | sm_89 | sm_90; R: auto | redux | shuffle (co
     --kernel picks one)
 VK: vulkan1.1 | vulkan1.2 | vulkan1.3 (SPIR-V 1.3 / 1.5 / 1.6 for lavapipe's capabilities at width W,
     default 8; spv needs one kernel)
+GFX: gfx90a | gfx942 | gfx1100 (AMDGCN, wave64; --wave32: gfx1100 in wave32). --emit asm (default)
+     prints each kernel's final instructions after a header with its VGPR/SGPR/LDS/spill counts,
+     obj writes one kernel's HSA code object (OUT defaults to FILE.co), vcode the code before
+     register allocation
 T: gfx90a | gfx942 | gfx1100 | gfx1100:wave32 (AMDGCN; OUT defaults to FILE.co, NAME to the
    file stem; ABI: kernarg pointer in s[0:1], workgroup ids x,y,z in s2..s4, work-item ids in v0)
 ";

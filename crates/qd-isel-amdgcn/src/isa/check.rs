@@ -291,7 +291,17 @@ fn check_mods(inst: &Inst, _target: Target, enc32: Enc32, slots: &[Slot]) -> Res
             if m.omod > 3 {
                 return Err("omod is 0..=3".into());
             }
-            if m.omod != 0 && (!float || layout::is_compare(inst.op)) {
+            let lim = layout::mod_limits(inst.op, nsrc);
+            if (m.neg | m.abs) & !lim.src_mods != 0 {
+                return Err("neg/abs apply only to the float sources (not to an integer operand)".into());
+            }
+            if m.abs != 0 && !lim.abs {
+                return Err("abs does not exist in VOP3B instructions".into());
+            }
+            if m.clamp && !lim.clamp {
+                return Err("clamp is not available on this op".into());
+            }
+            if m.omod != 0 && (!float || !lim.omod) {
                 return Err("omod applies only to float results".into());
             }
             let permlane = matches!(inst.op.info().shape, Shape::Permlane);
@@ -372,7 +382,7 @@ fn check_imm(inst: &Inst, target: Target) -> Result<(), String> {
         | Shape::DsStore { .. }
         | Shape::DsAtomic { .. }
         | Shape::DsAtomicRtn { .. }
-        | Shape::DsCmpstRtn
+        | Shape::DsCmpstRtn { .. }
         | Shape::DsSwizzle
         | Shape::DsAddtid => in_range(0, 0xFFFF, "DS offset"),
         Shape::DsLoad2 { .. } => in_range(0, 255, "DS offset0"),
@@ -401,6 +411,8 @@ fn check_imm(inst: &Inst, target: Target) -> Result<(), String> {
         | Shape::Vop3 { .. }
         | Shape::Vop3Three { .. }
         | Shape::Vop3bMad
+        | Shape::Vop3bDivScale { .. }
+        | Shape::VopcClass { .. }
         | Shape::Readlane
         | Shape::Writelane
         | Shape::Permlane
@@ -531,6 +543,16 @@ fn check_constant_bus(inst: &Inst, target: Target, slots: &[Slot]) -> Result<(),
         };
         if !reads.contains(&r) {
             reads.push(r);
+        }
+    }
+    if layout::reads_vcc_implicitly(inst.op) {
+        // LLVM 19 treats the implicit read as `vcc` in wave64 (an explicit `vcc` source is the
+        // same value, `vcc_lo` is not) and counts it apart from an explicit `vcc_lo` in wave32
+        // (width 0 here), as llvm-mc's constant-bus errors show.
+        let width = if target.wave.mask_sgprs() == 2 { 2 } else { 0 };
+        let vcc = BusRead::Reg(Operand::VccLo.src_code(family).unwrap_or(106), width);
+        if !reads.contains(&vcc) {
+            reads.push(vcc);
         }
     }
     let limit = match family {

@@ -273,6 +273,10 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
             let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
             vec![dst, src0(s), src1(s)]
         }
+        Shape::VopcClass { s } => {
+            let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
+            vec![dst, src0(s), src1(1)]
+        }
         Shape::VopcX { s } => match family {
             Family::Gfx9 => {
                 let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
@@ -283,6 +287,7 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
         Shape::Vop3 { d, s0, s1 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1)],
         Shape::Vop3Three { d, s0, s1, s2 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1), src2(s2)],
         Shape::Vop3bMad => vec![slot(VReg, 2, Vdst), slot(MaskDst, m, Sdst3), src0(1), src1(1), src2(2)],
+        Shape::Vop3bDivScale { s } => vec![slot(VReg, s, Vdst), slot(MaskDst, m, Sdst3), src0(s), src1(s), src2(s)],
         Shape::Readlane => vec![slot(SDst, 1, Vdst), slot(VReg, 1, Src0), slot(SSrc, 1, Src1)],
         Shape::Writelane => vec![slot(VReg, 1, Vdst), slot(SSrc, 1, Src0), slot(SSrc, 1, Src1)],
         Shape::Permlane => {
@@ -292,8 +297,8 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
         Shape::DsLoad2 { d } => vec![slot(VReg, 2 * d, DsVdst), slot(VReg, 1, DsAddr)],
         Shape::DsStore { s } | Shape::DsAtomic { s } => vec![slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)],
         Shape::DsAtomicRtn { s } => vec![slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)],
-        Shape::DsCmpstRtn => {
-            vec![slot(VReg, 1, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, 1, DsData0), slot(VReg, 1, DsData1)]
+        Shape::DsCmpstRtn { s } => {
+            vec![slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0), slot(VReg, s, DsData1)]
         }
         Shape::DsSwizzle => vec![slot(VReg, 1, DsVdst), slot(VReg, 1, DsAddr)],
         Shape::DsAddtid => vec![slot(VReg, 1, DsVdst)],
@@ -327,7 +332,43 @@ pub(crate) fn is_wide_shift(op: Op) -> bool {
 
 /// Whether an op is a VOPC compare (no omod).
 pub(crate) fn is_compare(op: Op) -> bool {
-    matches!(op.info().shape, Shape::Vopc { .. } | Shape::VopcX { .. })
+    matches!(op.info().shape, Shape::Vopc { .. } | Shape::VopcX { .. } | Shape::VopcClass { .. })
+}
+
+/// Whether the op reads VCC without naming it (`v_div_fmas_f32/f64`: the lanes to scale); the
+/// read counts on the constant bus as LLVM counts it.
+pub(crate) fn reads_vcc_implicitly(op: Op) -> bool {
+    matches!(op, Op::VDivFmasF32 | Op::VDivFmasF64)
+}
+
+/// What source and output modifiers a float op takes, where that is less than every value source
+/// and clamp/omod (LLVM 19 rejects the rest): `src_mods` bit i = source i takes neg/abs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ModLimits {
+    /// Sources that take neg/abs.
+    pub src_mods: u8,
+    /// Whether abs exists (VOP3B ops have no ABS field).
+    pub abs: bool,
+    /// Whether clamp exists.
+    pub clamp: bool,
+    /// Whether omod exists (float results only).
+    pub omod: bool,
+}
+
+/// The modifier limits of a float op (`nsrc` value sources).
+pub(crate) fn mod_limits(op: Op, nsrc: usize) -> ModLimits {
+    let all = ((1u16 << nsrc) - 1) as u8;
+    let full = ModLimits { src_mods: all, abs: true, clamp: true, omod: !is_compare(op) };
+    match op.info().shape {
+        // VOP3B: the SDST field takes the ABS bits' place.
+        Shape::Vop3bDivScale { .. } => ModLimits { abs: false, ..full },
+        // src1 is the integer class mask; no clamp on class compares.
+        Shape::VopcClass { .. } => ModLimits { src_mods: 1, clamp: false, ..full },
+        _ if matches!(op, Op::VLdexpF32 | Op::VLdexpF64) => ModLimits { src_mods: 1, ..full },
+        // Integer result: clamp is accepted, omod is not.
+        _ if matches!(op, Op::VFrexpExpI32F32 | Op::VFrexpExpI32F64) => ModLimits { omod: false, ..full },
+        _ => full,
+    }
 }
 
 /// Highest SGPR number of a family.

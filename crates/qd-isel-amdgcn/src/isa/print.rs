@@ -393,7 +393,7 @@ fn render(inst: &Inst, target: Target, r: &Resolved, style: Style) -> String {
         | Shape::DsStore { .. }
         | Shape::DsAtomic { .. }
         | Shape::DsAtomicRtn { .. }
-        | Shape::DsCmpstRtn
+        | Shape::DsCmpstRtn { .. }
         | Shape::DsAddtid
             if inst.imm != 0 =>
         {

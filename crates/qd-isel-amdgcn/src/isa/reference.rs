@@ -112,6 +112,10 @@ pub fn shape_words(shape: Shape) -> String {
         Shape::Vop3 { d, s0, s1 } => list(&[w("vdst", d), w("src0", s0), w("src1", s1)]),
         Shape::Vop3Three { d, s0, s1, s2 } => list(&[w("vdst", d), w("src0", s0), w("src1", s1), w("src2", s2)]),
         Shape::Vop3bMad => "vdst:b64, carry-out mask, src0, src1, src2:b64".into(),
+        Shape::Vop3bDivScale { s } => {
+            list(&[w("vdst", s), "vcc-like mask".into(), w("src0", s), w("src1", s), w("src2", s)])
+        }
+        Shape::VopcClass { s } => list(&["mask (vcc in e32)".into(), w("src0", s), "vsrc1 (class mask)".into()]),
         Shape::Readlane => "sdst, vsrc0, lane select".into(),
         Shape::Writelane => "vdst, ssrc0, lane select".into(),
         Shape::Permlane => "vdst (also read), vsrc0, ssrc1 (selects lo), ssrc2 (selects hi)".into(),
@@ -119,7 +123,12 @@ pub fn shape_words(shape: Shape) -> String {
         Shape::DsLoad2 { d } => format!("{}, vaddr [offset0:n] [offset1:n]", w("vdst", 2 * d)),
         Shape::DsStore { s } | Shape::DsAtomic { s } => format!("vaddr, {} [offset:n]", w("vdata", s)),
         Shape::DsAtomicRtn { s } => format!("{}, vaddr, {} [offset:n]", w("vdst", s), w("vdata", s)),
-        Shape::DsCmpstRtn => "vdst, vaddr, vdata0 (compare), vdata1 (new) [offset:n]".into(),
+        Shape::DsCmpstRtn { s } => format!(
+            "{}, vaddr, {}, {} (GFX9: compare, new; GFX11: new, compare) [offset:n]",
+            w("vdst", s),
+            w("vdata0", s),
+            w("vdata1", s)
+        ),
         Shape::DsSwizzle => "vdst, vaddr offset:swizzle(..)".into(),
         Shape::DsAddtid => "vdst [offset:n]".into(),
         Shape::FlatLoad { d } => format!("{}, vaddr:b64 [offset:n]", w("vdst", d)),

@@ -111,6 +111,9 @@ pub enum Shape {
     Vop2CarryInOut,
     /// `[mask, src0, src1]`, sources of width `s` (`v_cmp_*`; VCC in the 32-bit encoding).
     Vopc { s: u8 },
+    /// `v_cmp_class_f32/f64 [mask, src0, src1]`: src0 is `s` registers wide (the float tested),
+    /// src1 is the 32-bit class mask (integer: no neg/abs on it).
+    VopcClass { s: u8 },
     /// `v_cmpx_*`: writes EXEC. GFX9 `[mask, src0, src1]` (also writes the mask); GFX11 `[src0, src1]`.
     VopcX { s: u8 },
     /// `[vdst, src0, src1]` in the 64-bit encoding only.
@@ -119,6 +122,9 @@ pub enum Shape {
     Vop3Three { d: u8, s0: u8, s1: u8, s2: u8 },
     /// `v_mad_u64_u32 [vdst(2), carry-out mask, src0, src1, src2(2)]`.
     Vop3bMad,
+    /// `v_div_scale_f32/f64 [vdst, mask, src0, src1, src2]` (VOP3B: a lane-mask destination in the
+    /// SDST field, so neg is the only source modifier), every value operand `s` registers wide.
+    Vop3bDivScale { s: u8 },
     /// `v_readlane_b32 [sdst, vsrc, lane-select]`.
     Readlane,
     /// `v_writelane_b32 [vdst, ssrc, lane-select]` (other lanes of vdst keep their value).
@@ -135,9 +141,10 @@ pub enum Shape {
     DsAtomic { s: u8 },
     /// `[vdst, addr, data0]` + offset (also `ds_bpermute`/`ds_permute`).
     DsAtomicRtn { s: u8 },
-    /// `[vdst, addr, data0, data1]` + offset. GFX9 `ds_cmpst_rtn_b32` compares with data0 and
-    /// stores data1; GFX11 `ds_cmpstore_rtn_b32` stores data0 and compares with data1.
-    DsCmpstRtn,
+    /// `[vdst, addr, data0, data1]` + offset, each data operand and vdst `s` dwords. GFX9
+    /// `ds_cmpst_rtn_b32/b64` compare with data0 and store data1; GFX11 `ds_cmpstore_rtn_b32/b64`
+    /// store data0 and compare with data1.
+    DsCmpstRtn { s: u8 },
     /// `[vdst, data0]` + offset = the swizzle pattern.
     DsSwizzle,
     /// `[vdst]` + offset.
@@ -280,6 +287,11 @@ isa_table! {
     SBfeI32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_bfe_i32", format: Format::Sop2, opcode: 0x26 }), Some(Enc { name: "s_bfe_i32", format: Format::Sop2, opcode: 0x27 });
     SMulHiU32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_mul_hi_u32", format: Format::Sop2, opcode: 0x2c }), Some(Enc { name: "s_mul_hi_u32", format: Format::Sop2, opcode: 0x2d });
     SMulHiI32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_mul_hi_i32", format: Format::Sop2, opcode: 0x2d }), Some(Enc { name: "s_mul_hi_i32", format: Format::Sop2, opcode: 0x2e });
+    SBfmB32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_bfm_b32", format: Format::Sop2, opcode: 0x22 }), Some(Enc { name: "s_bfm_b32", format: Format::Sop2, opcode: 0x2a });
+    SLshl1AddU32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_lshl1_add_u32", format: Format::Sop2, opcode: 0x2e }), Some(Enc { name: "s_lshl1_add_u32", format: Format::Sop2, opcode: 0xe });
+    SLshl2AddU32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_lshl2_add_u32", format: Format::Sop2, opcode: 0x2f }), Some(Enc { name: "s_lshl2_add_u32", format: Format::Sop2, opcode: 0xf });
+    SLshl3AddU32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_lshl3_add_u32", format: Format::Sop2, opcode: 0x30 }), Some(Enc { name: "s_lshl3_add_u32", format: Format::Sop2, opcode: 0x10 });
+    SLshl4AddU32 => Shape::Sop2 { d: 1, s0: 1, s1: 1 }, 0, Some(Enc { name: "s_lshl4_add_u32", format: Format::Sop2, opcode: 0x31 }), Some(Enc { name: "s_lshl4_add_u32", format: Format::Sop2, opcode: 0x11 });
     SMovkI32 => Shape::Sopk, 0, Some(Enc { name: "s_movk_i32", format: Format::Sopk, opcode: 0x0 }), Some(Enc { name: "s_movk_i32", format: Format::Sopk, opcode: 0x0 });
     SAddkI32 => Shape::Sopk, 0, Some(Enc { name: "s_addk_i32", format: Format::Sopk, opcode: 0xe }), Some(Enc { name: "s_addk_i32", format: Format::Sopk, opcode: 0xf });
     SMulkI32 => Shape::Sopk, 0, Some(Enc { name: "s_mulk_i32", format: Format::Sopk, opcode: 0xf }), Some(Enc { name: "s_mulk_i32", format: Format::Sopk, opcode: 0x10 });
@@ -467,6 +479,41 @@ isa_table! {
     VLshlAddU64 => Shape::Vop3Three { d: 2, s0: 2, s1: 1, s2: 2 }, GFX942_ONLY, Some(Enc { name: "v_lshl_add_u64", format: Format::Vop3, opcode: 0x208 }), None;
     VPermlane16B32 => Shape::Permlane, 0, None, Some(Enc { name: "v_permlane16_b32", format: Format::Vop3, opcode: 0x25b });
     VPermlanex16B32 => Shape::Permlane, 0, None, Some(Enc { name: "v_permlanex16_b32", format: Format::Vop3, opcode: 0x25c });
+    VDivScaleF32 => Shape::Vop3bDivScale { s: 1 }, FLOAT, Some(Enc { name: "v_div_scale_f32", format: Format::Vop3, opcode: 0x1e0 }), Some(Enc { name: "v_div_scale_f32", format: Format::Vop3, opcode: 0x2fc });
+    VDivScaleF64 => Shape::Vop3bDivScale { s: 2 }, FLOAT, Some(Enc { name: "v_div_scale_f64", format: Format::Vop3, opcode: 0x1e1 }), Some(Enc { name: "v_div_scale_f64", format: Format::Vop3, opcode: 0x2fd });
+    VDivFmasF32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, FLOAT, Some(Enc { name: "v_div_fmas_f32", format: Format::Vop3, opcode: 0x1e2 }), Some(Enc { name: "v_div_fmas_f32", format: Format::Vop3, opcode: 0x237 });
+    VDivFmasF64 => Shape::Vop3Three { d: 2, s0: 2, s1: 2, s2: 2 }, FLOAT, Some(Enc { name: "v_div_fmas_f64", format: Format::Vop3, opcode: 0x1e3 }), Some(Enc { name: "v_div_fmas_f64", format: Format::Vop3, opcode: 0x238 });
+    VDivFixupF32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, FLOAT, Some(Enc { name: "v_div_fixup_f32", format: Format::Vop3, opcode: 0x1de }), Some(Enc { name: "v_div_fixup_f32", format: Format::Vop3, opcode: 0x227 });
+    VDivFixupF64 => Shape::Vop3Three { d: 2, s0: 2, s1: 2, s2: 2 }, FLOAT, Some(Enc { name: "v_div_fixup_f64", format: Format::Vop3, opcode: 0x1df }), Some(Enc { name: "v_div_fixup_f64", format: Format::Vop3, opcode: 0x228 });
+    VRcpF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_rcp_f64", format: Format::Vop1, opcode: 0x25 }), Some(Enc { name: "v_rcp_f64", format: Format::Vop1, opcode: 0x2f });
+    VRsqF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_rsq_f64", format: Format::Vop1, opcode: 0x26 }), Some(Enc { name: "v_rsq_f64", format: Format::Vop1, opcode: 0x31 });
+    VSqrtF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_sqrt_f64", format: Format::Vop1, opcode: 0x28 }), Some(Enc { name: "v_sqrt_f64", format: Format::Vop1, opcode: 0x34 });
+    VLdexpF32 => Shape::Vop3 { d: 1, s0: 1, s1: 1 }, FLOAT, Some(Enc { name: "v_ldexp_f32", format: Format::Vop3, opcode: 0x288 }), Some(Enc { name: "v_ldexp_f32", format: Format::Vop3, opcode: 0x31c });
+    VLdexpF64 => Shape::Vop3 { d: 2, s0: 2, s1: 1 }, FLOAT, Some(Enc { name: "v_ldexp_f64", format: Format::Vop3, opcode: 0x284 }), Some(Enc { name: "v_ldexp_f64", format: Format::Vop3, opcode: 0x32b });
+    VFrexpMantF32 => Shape::Vop1 { d: 1, s: 1 }, FLOAT, Some(Enc { name: "v_frexp_mant_f32", format: Format::Vop1, opcode: 0x34 }), Some(Enc { name: "v_frexp_mant_f32", format: Format::Vop1, opcode: 0x40 });
+    VFrexpMantF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_frexp_mant_f64", format: Format::Vop1, opcode: 0x31 }), Some(Enc { name: "v_frexp_mant_f64", format: Format::Vop1, opcode: 0x3d });
+    VFrexpExpI32F32 => Shape::Vop1 { d: 1, s: 1 }, FLOAT, Some(Enc { name: "v_frexp_exp_i32_f32", format: Format::Vop1, opcode: 0x33 }), Some(Enc { name: "v_frexp_exp_i32_f32", format: Format::Vop1, opcode: 0x3f });
+    VFrexpExpI32F64 => Shape::Vop1 { d: 1, s: 2 }, FLOAT, Some(Enc { name: "v_frexp_exp_i32_f64", format: Format::Vop1, opcode: 0x30 }), Some(Enc { name: "v_frexp_exp_i32_f64", format: Format::Vop1, opcode: 0x3c });
+    VCmpClassF32 => Shape::VopcClass { s: 1 }, FLOAT, Some(Enc { name: "v_cmp_class_f32", format: Format::Vopc, opcode: 0x10 }), Some(Enc { name: "v_cmp_class_f32", format: Format::Vopc, opcode: 0x7e });
+    VCmpClassF64 => Shape::VopcClass { s: 2 }, FLOAT, Some(Enc { name: "v_cmp_class_f64", format: Format::Vopc, opcode: 0x12 }), Some(Enc { name: "v_cmp_class_f64", format: Format::Vopc, opcode: 0x7f });
+    VRcpIflagF32 => Shape::Vop1 { d: 1, s: 1 }, FLOAT, Some(Enc { name: "v_rcp_iflag_f32", format: Format::Vop1, opcode: 0x23 }), Some(Enc { name: "v_rcp_iflag_f32", format: Format::Vop1, opcode: 0x2b });
+    VTruncF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_trunc_f64", format: Format::Vop1, opcode: 0x17 }), Some(Enc { name: "v_trunc_f64", format: Format::Vop1, opcode: 0x17 });
+    VFloorF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_floor_f64", format: Format::Vop1, opcode: 0x1a }), Some(Enc { name: "v_floor_f64", format: Format::Vop1, opcode: 0x1a });
+    VRndneF32 => Shape::Vop1 { d: 1, s: 1 }, FLOAT, Some(Enc { name: "v_rndne_f32", format: Format::Vop1, opcode: 0x1e }), Some(Enc { name: "v_rndne_f32", format: Format::Vop1, opcode: 0x23 });
+    VRndneF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_rndne_f64", format: Format::Vop1, opcode: 0x19 }), Some(Enc { name: "v_rndne_f64", format: Format::Vop1, opcode: 0x19 });
+    VFractF32 => Shape::Vop1 { d: 1, s: 1 }, FLOAT, Some(Enc { name: "v_fract_f32", format: Format::Vop1, opcode: 0x1b }), Some(Enc { name: "v_fract_f32", format: Format::Vop1, opcode: 0x20 });
+    VFractF64 => Shape::Vop1 { d: 2, s: 2 }, FLOAT, Some(Enc { name: "v_fract_f64", format: Format::Vop1, opcode: 0x32 }), Some(Enc { name: "v_fract_f64", format: Format::Vop1, opcode: 0x3e });
+    VMed3I32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_med3_i32", format: Format::Vop3, opcode: 0x1d7 }), Some(Enc { name: "v_med3_i32", format: Format::Vop3, opcode: 0x220 });
+    VMed3U32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_med3_u32", format: Format::Vop3, opcode: 0x1d8 }), Some(Enc { name: "v_med3_u32", format: Format::Vop3, opcode: 0x221 });
+    VMed3F32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, FLOAT, Some(Enc { name: "v_med3_f32", format: Format::Vop3, opcode: 0x1d6 }), Some(Enc { name: "v_med3_f32", format: Format::Vop3, opcode: 0x21f });
+    VMin3F32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, FLOAT, Some(Enc { name: "v_min3_f32", format: Format::Vop3, opcode: 0x1d0 }), Some(Enc { name: "v_min3_f32", format: Format::Vop3, opcode: 0x219 });
+    VMin3I32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_min3_i32", format: Format::Vop3, opcode: 0x1d1 }), Some(Enc { name: "v_min3_i32", format: Format::Vop3, opcode: 0x21a });
+    VMin3U32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_min3_u32", format: Format::Vop3, opcode: 0x1d2 }), Some(Enc { name: "v_min3_u32", format: Format::Vop3, opcode: 0x21b });
+    VMax3F32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, FLOAT, Some(Enc { name: "v_max3_f32", format: Format::Vop3, opcode: 0x1d3 }), Some(Enc { name: "v_max3_f32", format: Format::Vop3, opcode: 0x21c });
+    VMax3I32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_max3_i32", format: Format::Vop3, opcode: 0x1d4 }), Some(Enc { name: "v_max3_i32", format: Format::Vop3, opcode: 0x21d });
+    VMax3U32 => Shape::Vop3Three { d: 1, s0: 1, s1: 1, s2: 1 }, 0, Some(Enc { name: "v_max3_u32", format: Format::Vop3, opcode: 0x1d5 }), Some(Enc { name: "v_max3_u32", format: Format::Vop3, opcode: 0x21e });
+    VCvtF32Ubyte0 => Shape::Vop1 { d: 1, s: 1 }, 0, Some(Enc { name: "v_cvt_f32_ubyte0", format: Format::Vop1, opcode: 0x11 }), Some(Enc { name: "v_cvt_f32_ubyte0", format: Format::Vop1, opcode: 0x11 });
+    VMadI64I32 => Shape::Vop3bMad, 0, Some(Enc { name: "v_mad_i64_i32", format: Format::Vop3, opcode: 0x1e9 }), Some(Enc { name: "v_mad_i64_i32", format: Format::Vop3, opcode: 0x2ff });
     DsReadB32 => Shape::DsLoad { d: 1 }, 0, Some(Enc { name: "ds_read_b32", format: Format::Ds, opcode: 0x36 }), Some(Enc { name: "ds_load_b32", format: Format::Ds, opcode: 0x36 });
     DsReadB64 => Shape::DsLoad { d: 2 }, 0, Some(Enc { name: "ds_read_b64", format: Format::Ds, opcode: 0x76 }), Some(Enc { name: "ds_load_b64", format: Format::Ds, opcode: 0x76 });
     DsReadB128 => Shape::DsLoad { d: 4 }, 0, Some(Enc { name: "ds_read_b128", format: Format::Ds, opcode: 0xff }), Some(Enc { name: "ds_load_b128", format: Format::Ds, opcode: 0xff });
@@ -495,11 +542,24 @@ isa_table! {
     DsXorRtnB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_xor_rtn_b32", format: Format::Ds, opcode: 0x2b }), Some(Enc { name: "ds_xor_rtn_b32", format: Format::Ds, opcode: 0x2b });
     DsWrxchgRtnB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_wrxchg_rtn_b32", format: Format::Ds, opcode: 0x2d }), Some(Enc { name: "ds_storexchg_rtn_b32", format: Format::Ds, opcode: 0x2d });
     DsAddRtnF32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x35 }), Some(Enc { name: "ds_add_rtn_f32", format: Format::Ds, opcode: 0x79 });
-    DsCmpstRtnB32 => Shape::DsCmpstRtn, 0, Some(Enc { name: "ds_cmpst_rtn_b32", format: Format::Ds, opcode: 0x30 }), Some(Enc { name: "ds_cmpstore_rtn_b32", format: Format::Ds, opcode: 0x30 });
+    DsCmpstRtnB32 => Shape::DsCmpstRtn { s: 1 }, 0, Some(Enc { name: "ds_cmpst_rtn_b32", format: Format::Ds, opcode: 0x30 }), Some(Enc { name: "ds_cmpstore_rtn_b32", format: Format::Ds, opcode: 0x30 });
     DsBpermuteB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_bpermute_b32", format: Format::Ds, opcode: 0x3f }), Some(Enc { name: "ds_bpermute_b32", format: Format::Ds, opcode: 0xb3 });
     DsPermuteB32 => Shape::DsAtomicRtn { s: 1 }, 0, Some(Enc { name: "ds_permute_b32", format: Format::Ds, opcode: 0x3e }), Some(Enc { name: "ds_permute_b32", format: Format::Ds, opcode: 0xb2 });
     DsSwizzleB32 => Shape::DsSwizzle, 0, Some(Enc { name: "ds_swizzle_b32", format: Format::Ds, opcode: 0x3d }), Some(Enc { name: "ds_swizzle_b32", format: Format::Ds, opcode: 0x35 });
     DsReadAddtidB32 => Shape::DsAddtid, 0, Some(Enc { name: "ds_read_addtid_b32", format: Format::Ds, opcode: 0xb6 }), Some(Enc { name: "ds_load_addtid_b32", format: Format::Ds, opcode: 0xb1 });
+    DsReadU8 => Shape::DsLoad { d: 1 }, 0, Some(Enc { name: "ds_read_u8", format: Format::Ds, opcode: 0x3a }), Some(Enc { name: "ds_load_u8", format: Format::Ds, opcode: 0x3a });
+    DsWriteB8 => Shape::DsStore { s: 1 }, 0, Some(Enc { name: "ds_write_b8", format: Format::Ds, opcode: 0x1e }), Some(Enc { name: "ds_store_b8", format: Format::Ds, opcode: 0x1e });
+    DsAddRtnU64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_add_rtn_u64", format: Format::Ds, opcode: 0x60 }), Some(Enc { name: "ds_add_rtn_u64", format: Format::Ds, opcode: 0x60 });
+    DsSubRtnU64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_sub_rtn_u64", format: Format::Ds, opcode: 0x61 }), Some(Enc { name: "ds_sub_rtn_u64", format: Format::Ds, opcode: 0x61 });
+    DsMinRtnI64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_min_rtn_i64", format: Format::Ds, opcode: 0x65 }), Some(Enc { name: "ds_min_rtn_i64", format: Format::Ds, opcode: 0x65 });
+    DsMaxRtnI64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_max_rtn_i64", format: Format::Ds, opcode: 0x66 }), Some(Enc { name: "ds_max_rtn_i64", format: Format::Ds, opcode: 0x66 });
+    DsMinRtnU64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_min_rtn_u64", format: Format::Ds, opcode: 0x67 }), Some(Enc { name: "ds_min_rtn_u64", format: Format::Ds, opcode: 0x67 });
+    DsMaxRtnU64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_max_rtn_u64", format: Format::Ds, opcode: 0x68 }), Some(Enc { name: "ds_max_rtn_u64", format: Format::Ds, opcode: 0x68 });
+    DsAndRtnB64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_and_rtn_b64", format: Format::Ds, opcode: 0x69 }), Some(Enc { name: "ds_and_rtn_b64", format: Format::Ds, opcode: 0x69 });
+    DsOrRtnB64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_or_rtn_b64", format: Format::Ds, opcode: 0x6a }), Some(Enc { name: "ds_or_rtn_b64", format: Format::Ds, opcode: 0x6a });
+    DsXorRtnB64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_xor_rtn_b64", format: Format::Ds, opcode: 0x6b }), Some(Enc { name: "ds_xor_rtn_b64", format: Format::Ds, opcode: 0x6b });
+    DsWrxchgRtnB64 => Shape::DsAtomicRtn { s: 2 }, 0, Some(Enc { name: "ds_wrxchg_rtn_b64", format: Format::Ds, opcode: 0x6d }), Some(Enc { name: "ds_storexchg_rtn_b64", format: Format::Ds, opcode: 0x6d });
+    DsCmpstRtnB64 => Shape::DsCmpstRtn { s: 2 }, 0, Some(Enc { name: "ds_cmpst_rtn_b64", format: Format::Ds, opcode: 0x70 }), Some(Enc { name: "ds_cmpstore_rtn_b64", format: Format::Ds, opcode: 0x70 });
     FlatLoadDword => Shape::FlatLoad { d: 1 }, 0, Some(Enc { name: "flat_load_dword", format: Format::Flat, opcode: 0x14 }), Some(Enc { name: "flat_load_b32", format: Format::Flat, opcode: 0x14 });
     FlatStoreDword => Shape::FlatStore { s: 1 }, 0, Some(Enc { name: "flat_store_dword", format: Format::Flat, opcode: 0x1c }), Some(Enc { name: "flat_store_b32", format: Format::Flat, opcode: 0x1a });
     GlobalLoadUbyte => Shape::GlobalLoad { d: 1 }, 0, Some(Enc { name: "global_load_ubyte", format: Format::Global, opcode: 0x10 }), Some(Enc { name: "global_load_u8", format: Format::Global, opcode: 0x10 });
@@ -526,6 +586,15 @@ isa_table! {
     GlobalAtomicAddF32 => Shape::GlobalAtomic { s: 1 }, 0, Some(Enc { name: "global_atomic_add_f32", format: Format::Global, opcode: 0x4d }), Some(Enc { name: "global_atomic_add_f32", format: Format::Global, opcode: 0x56 });
     GlobalAtomicAddX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_add_x2", format: Format::Global, opcode: 0x62 }), Some(Enc { name: "global_atomic_add_u64", format: Format::Global, opcode: 0x43 });
     GlobalAtomicCmpswapX2 => Shape::GlobalAtomicCas { s: 2 }, 0, Some(Enc { name: "global_atomic_cmpswap_x2", format: Format::Global, opcode: 0x61 }), Some(Enc { name: "global_atomic_cmpswap_b64", format: Format::Global, opcode: 0x42 });
+    GlobalAtomicSwapX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_swap_x2", format: Format::Global, opcode: 0x60 }), Some(Enc { name: "global_atomic_swap_b64", format: Format::Global, opcode: 0x41 });
+    GlobalAtomicSubX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_sub_x2", format: Format::Global, opcode: 0x63 }), Some(Enc { name: "global_atomic_sub_u64", format: Format::Global, opcode: 0x44 });
+    GlobalAtomicSminX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_smin_x2", format: Format::Global, opcode: 0x64 }), Some(Enc { name: "global_atomic_min_i64", format: Format::Global, opcode: 0x45 });
+    GlobalAtomicUminX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_umin_x2", format: Format::Global, opcode: 0x65 }), Some(Enc { name: "global_atomic_min_u64", format: Format::Global, opcode: 0x46 });
+    GlobalAtomicSmaxX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_smax_x2", format: Format::Global, opcode: 0x66 }), Some(Enc { name: "global_atomic_max_i64", format: Format::Global, opcode: 0x47 });
+    GlobalAtomicUmaxX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_umax_x2", format: Format::Global, opcode: 0x67 }), Some(Enc { name: "global_atomic_max_u64", format: Format::Global, opcode: 0x48 });
+    GlobalAtomicAndX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_and_x2", format: Format::Global, opcode: 0x68 }), Some(Enc { name: "global_atomic_and_b64", format: Format::Global, opcode: 0x49 });
+    GlobalAtomicOrX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_or_x2", format: Format::Global, opcode: 0x69 }), Some(Enc { name: "global_atomic_or_b64", format: Format::Global, opcode: 0x4a });
+    GlobalAtomicXorX2 => Shape::GlobalAtomic { s: 2 }, 0, Some(Enc { name: "global_atomic_xor_x2", format: Format::Global, opcode: 0x6a }), Some(Enc { name: "global_atomic_xor_b64", format: Format::Global, opcode: 0x4b });
     BufferWbl2 => Shape::CacheCtl, 0, Some(Enc { name: "buffer_wbl2", format: Format::Mubuf, opcode: 0x28 }), None;
     BufferInvl2 => Shape::CacheCtl, GFX90A_ONLY, Some(Enc { name: "buffer_invl2", format: Format::Mubuf, opcode: 0x29 }), None;
     BufferInv => Shape::CacheCtl, GFX942_ONLY, Some(Enc { name: "buffer_inv", format: Format::Mubuf, opcode: 0x29 }), None;

@@ -94,11 +94,11 @@ fn roles(shape: Shape, family: Family) -> (&'static [usize], &'static [usize]) {
         Shape::SmemLoad { .. } => (&[0], &[1, 2]),
         Shape::SmemDst { .. } => (&[0], &[]),
         Shape::Vop1 { .. } | Shape::Vop1Sdst => (&[0], &[1]),
-        Shape::Vop2 { .. } | Shape::Vop3 { .. } | Shape::Vopc { .. } => (&[0], &[1, 2]),
+        Shape::Vop2 { .. } | Shape::Vop3 { .. } | Shape::Vopc { .. } | Shape::VopcClass { .. } => (&[0], &[1, 2]),
         Shape::Vop2Tied => (&[0], &[0, 1, 2]),
         Shape::Vop2Cndmask => (&[0], &[1, 2, 3]),
         Shape::Vop2CarryOut => (&[0, 1], &[2, 3]),
-        Shape::Vop2CarryInOut | Shape::Vop3bMad => (&[0, 1], &[2, 3, 4]),
+        Shape::Vop2CarryInOut | Shape::Vop3bMad | Shape::Vop3bDivScale { .. } => (&[0, 1], &[2, 3, 4]),
         Shape::VopcX { .. } => match family {
             Family::Gfx9 => (&[0], &[1, 2]),
             Family::Gfx11 => (&[], &[0, 1]),
@@ -110,7 +110,7 @@ fn roles(shape: Shape, family: Family) -> (&'static [usize], &'static [usize]) {
         Shape::DsLoad { .. } | Shape::DsLoad2 { .. } | Shape::DsSwizzle => (&[0], &[1]),
         Shape::DsStore { .. } | Shape::DsAtomic { .. } => (&[], &[0, 1]),
         Shape::DsAtomicRtn { .. } => (&[0], &[1, 2]),
-        Shape::DsCmpstRtn => (&[0], &[1, 2, 3]),
+        Shape::DsCmpstRtn { .. } => (&[0], &[1, 2, 3]),
         Shape::DsAddtid => (&[0], &[]),
         Shape::FlatLoad { .. } => (&[0], &[1]),
         Shape::FlatStore { .. } => (&[], &[0, 1]),
@@ -148,6 +148,7 @@ pub(crate) fn access(inst: &Inst, sem: Sem, family: Family, lanes: u32) -> Acces
         Sem::SBranch(super::ops::Cond::Vccz | super::ops::Cond::Vccnz) => a.simplicit.push(vcc),
         Sem::SBranch(super::ops::Cond::Execz | super::ops::Cond::Execnz) => a.simplicit.push(exec),
         Sem::DsAddtid => a.simplicit.push(SRange { first: M0, len: 1 }),
+        Sem::VDivFmas(_) => a.simplicit.push(vcc),
         _ => {}
     }
     a

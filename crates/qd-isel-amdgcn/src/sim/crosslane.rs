@@ -114,7 +114,7 @@ pub(crate) fn src0_plan(w: &Wave, inst: &Inst) -> Result<[Lane; 64], Fault> {
 fn src0_slot(inst: &Inst, family: Family) -> usize {
     use crate::isa::Shape;
     match (inst.op.info().shape, family) {
-        (Shape::Vop2CarryOut | Shape::Vop2CarryInOut | Shape::Vop3bMad, _) => 2,
+        (Shape::Vop2CarryOut | Shape::Vop2CarryInOut | Shape::Vop3bMad | Shape::Vop3bDivScale { .. }, _) => 2,
         (Shape::VopcX { .. }, Family::Gfx11) => 0,
         _ => 1,
     }

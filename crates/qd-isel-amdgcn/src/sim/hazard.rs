@@ -20,8 +20,10 @@
 //! reads it: 2), 13 (trans result → non-trans VALU: 1); gfx1100 13 (trans use: ≤ 5 VALUs / 1 trans
 //! without `s_waitcnt_depctr va_vdst(0)`), 14 (wave64 partial forwarding), 15 (wave64 SGPR mask
 //! write), 16 (`v_cmpx` → `v_permlane*` needs a non-`v_nop` VALU in between). Rows 3, 5, 11 are
-//! "none" on every target; row 12 (XNACK soft clauses) and 17/18 (setreg, div_fmas) concern
-//! instructions outside the table or an XNACK mode the simulator does not model.
+//! "none" on every target; row 12 (XNACK soft clauses) and 17 (setreg) concern
+//! instructions outside the table or an XNACK mode the simulator does not model. Row 18 (GFX9:
+//! a VALU write of VCC → `v_div_fmas`, which reads VCC implicitly: 4 wait states, LLVM's
+//! checkDivFMasHazards) is checked; GFX11 has no such hazard.
 
 use std::collections::VecDeque;
 
@@ -155,6 +157,11 @@ impl Tracker {
                     r.valu && r.sdefs.iter().any(|&d| d.overlaps(s))
                 })?;
             }
+        }
+        if matches!(sem, Sem::VDivFmas(_)) {
+            self.need("18", 4, "v_div_fmas reads VCC written by a VALU", |r| {
+                r.valu && r.sdefs.iter().any(|s| s.is_vcc())
+            })?;
         }
         if valu {
             let need = if gfx942 { 2 } else { 1 };

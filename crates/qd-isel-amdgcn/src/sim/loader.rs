@@ -3,8 +3,10 @@
 //! [`Program`], its [`KernelSetup`] taken from the kernel descriptor.
 //!
 //! What the simulator does not model is refused rather than run wrongly: scratch
-//! (`private_segment_fixed_size` > 0), the workgroup-info SGPR, kernarg preloading, and a
-//! descriptor whose USER_SGPR_COUNT is smaller than its enabled user SGPRs take. A larger
+//! (`private_segment_fixed_size` > 0), the workgroup-info SGPR, kernarg preloading, a
+//! descriptor whose USER_SGPR_COUNT is smaller than its enabled user SGPRs take, and a kernel
+//! with float VALU instructions whose descriptor flushes denormals (FLOAT_DENORM_MODE_32 or
+//! FLOAT_DENORM_MODE_16_64 other than 3): the simulator always keeps f32 and f64 denormals. A larger
 //! USER_SGPR_COUNT is padding ([`SimUserSgprs::extra`]): the system SGPRs follow it.
 
 use crate::code_object::{read_code_object, UserSgprs};
@@ -112,6 +114,18 @@ impl Program {
         };
         let insts = decode_all(&k.code, target)
             .map_err(|e| refuse(SimErrorKind::InvalidDispatch, format!("kernel `{}`: {e}", k.name)))?;
+        if (d.float_denorm_mode_32 != 3 || d.float_denorm_mode_16_64 != 3)
+            && insts.iter().any(|(_, i)| i.op.has(crate::isa::flags::FLOAT))
+        {
+            return Err(refuse(
+                SimErrorKind::Unsupported,
+                format!(
+                    "kernel `{}` has float instructions but its descriptor flushes denormals \
+                     (FLOAT_DENORM_MODE_32 {}, FLOAT_DENORM_MODE_16_64 {}); the simulator models mode 3 only",
+                    k.name, d.float_denorm_mode_32, d.float_denorm_mode_16_64
+                ),
+            ));
+        }
         Ok(Program { setup, insts })
     }
 }

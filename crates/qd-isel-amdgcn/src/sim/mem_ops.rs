@@ -3,8 +3,10 @@
 //! Choices: `s_load_*` ignores the low two address bits (the hardware does); `s_buffer_load_dword`
 //! reads base = V#[47:0] and returns 0 past num_records = V#[95:64] (stride 0, raw buffer);
 //! LDS accesses must lie inside the group segment and be naturally aligned (up to 8 bytes);
-//! `ds_read_addtid_b32` addresses M0[15:0] + offset + 4·lane; `ds_cmpst_rtn_b32` compares with
-//! data0 and stores data1 on GFX9, while GFX11's `ds_cmpstore_rtn_b32` stores data0 and compares
+//! `ds_read_u8`/`ds_write_b8` access one byte (zero-extended on load) at any address;
+//! 64-bit LDS atomics read and write 8 naturally aligned bytes and return the old 64-bit value;
+//! `ds_read_addtid_b32` addresses M0[15:0] + offset + 4·lane; `ds_cmpst_rtn_b32/b64` compare with
+//! data0 and store data1 on GFX9, while GFX11's `ds_cmpstore_rtn_b32/b64` store data0 and compare
 //! with data1 (RDNA3 ISA guide: "src = DATA, cmp = DATA2 … the order of src and cmp agree with
 //! BUFFER_ATOMIC_CMPSWAP"); global accesses may be unaligned except atomics, which must be
 //! naturally aligned; FLAT addresses are global addresses (no LDS or scratch aperture is
@@ -117,6 +119,21 @@ fn atom64(op: AtomOp, old: u64, v: u64) -> Result<u64, Fault> {
     })
 }
 
+/// Reads `s` (1 or 2) little-endian dwords of LDS.
+fn lds_read(lds: &Lds, a: u32, s: u8) -> Result<u64, Fault> {
+    let lo = u64::from(lds.read32(a)?);
+    Ok(if s == 2 { lo | u64::from(lds.read32(a + 4)?) << 32 } else { lo })
+}
+
+/// Writes `s` (1 or 2) little-endian dwords of LDS.
+fn lds_write(lds: &mut Lds, a: u32, s: u8, v: u64) -> Result<(), Fault> {
+    lds.write32(a, v as u32)?;
+    if s == 2 {
+        lds.write32(a + 4, (v >> 32) as u32)?;
+    }
+    Ok(())
+}
+
 fn ds_offset(inst: &Inst) -> u32 {
     inst.imm as u32 & 0xFFFF
 }
@@ -184,39 +201,78 @@ pub(crate) fn ds(w: &mut Wave, inst: &Inst, sem: Sem, lds: &mut Lds) -> Result<(
             }
             Ok(())
         }
-        (Sem::DsAtomic(op, rtn), _) => {
-            let base = usize::from(rtn);
-            let addr = vgpr_of(inst.operands[base], 1)?;
-            let data = vgpr_of(inst.operands[base + 1], 1)?;
-            let dst = if rtn { Some(vgpr_of(inst.operands[0], 1)?) } else { None };
+        (Sem::DsLoadU8, _) => {
+            let dst = vgpr_of(inst.operands[0], 1)?;
+            let addr = vgpr_of(inst.operands[1], 1)?;
+            w.vgpr_check(dst)?;
+            let mut loads = Vec::new();
+            for &lane in &active {
+                let a = lane_vgpr(w, addr, 0, lane)?.wrapping_add(offset);
+                loads.push((lane, u32::from(lds.read8(a).map_err(|e| e.at_lane(lane))?)));
+            }
+            for (lane, v) in loads {
+                w.vgpr_write(u32::from(dst.first), lane, v)?;
+            }
+            Ok(())
+        }
+        (Sem::DsStoreB8, _) => {
+            let addr = vgpr_of(inst.operands[0], 1)?;
+            let data = vgpr_of(inst.operands[1], 1)?;
             for &lane in &active {
                 let a = lane_vgpr(w, addr, 0, lane)?.wrapping_add(offset);
                 let v = lane_vgpr(w, data, 0, lane)?;
-                let old = lds.read32(a).map_err(|e| e.at_lane(lane))?;
-                lds.write32(a, atom32(op, old, v)).map_err(|e| e.at_lane(lane))?;
+                lds.write8(a, v as u8).map_err(|e| e.at_lane(lane))?;
+            }
+            Ok(())
+        }
+        (Sem::DsAtomic(op, rtn), _) => {
+            let s = match shape {
+                Shape::DsAtomicRtn { s } | Shape::DsAtomic { s } => s,
+                _ => 1,
+            };
+            let base = usize::from(rtn);
+            let addr = vgpr_of(inst.operands[base], 1)?;
+            let data = vgpr_of(inst.operands[base + 1], s)?;
+            let dst = if rtn { Some(vgpr_of(inst.operands[0], s)?) } else { None };
+            for &lane in &active {
+                let a = lane_vgpr(w, addr, 0, lane)?.wrapping_add(offset);
+                lds.check_access(a, u32::from(s)).map_err(|e| e.at_lane(lane))?;
+                let v = w.vread(data, lane)?;
+                let old = lds_read(lds, a, s).map_err(|e| e.at_lane(lane))?;
+                let new = if s == 2 {
+                    atom64(op, old, v).map_err(|e| e.at_lane(lane))?
+                } else {
+                    u64::from(atom32(op, old as u32, v as u32))
+                };
+                lds_write(lds, a, s, new).map_err(|e| e.at_lane(lane))?;
                 if let Some(d) = dst {
-                    w.vgpr_write(u32::from(d.first), lane, old)?;
+                    w.vwrite(d, lane, old)?;
                 }
             }
             Ok(())
         }
         (Sem::DsCmpst, _) => {
-            let dst = vgpr_of(inst.operands[0], 1)?;
+            let s = match shape {
+                Shape::DsCmpstRtn { s } => s,
+                _ => 1,
+            };
+            let dst = vgpr_of(inst.operands[0], s)?;
             let addr = vgpr_of(inst.operands[1], 1)?;
-            let d0 = vgpr_of(inst.operands[2], 1)?;
-            let d1 = vgpr_of(inst.operands[3], 1)?;
+            let d0 = vgpr_of(inst.operands[2], s)?;
+            let d1 = vgpr_of(inst.operands[3], s)?;
             let (cmp_r, new_r) = match w.family() {
                 Family::Gfx9 => (d0, d1),
                 Family::Gfx11 => (d1, d0),
             };
             for &lane in &active {
                 let a = lane_vgpr(w, addr, 0, lane)?.wrapping_add(offset);
-                let (cmp, new) = (lane_vgpr(w, cmp_r, 0, lane)?, lane_vgpr(w, new_r, 0, lane)?);
-                let old = lds.read32(a).map_err(|e| e.at_lane(lane))?;
+                lds.check_access(a, u32::from(s)).map_err(|e| e.at_lane(lane))?;
+                let (cmp, new) = (w.vread(cmp_r, lane)?, w.vread(new_r, lane)?);
+                let old = lds_read(lds, a, s).map_err(|e| e.at_lane(lane))?;
                 if old == cmp {
-                    lds.write32(a, new).map_err(|e| e.at_lane(lane))?;
+                    lds_write(lds, a, s, new).map_err(|e| e.at_lane(lane))?;
                 }
-                w.vgpr_write(u32::from(dst.first), lane, old)?;
+                w.vwrite(dst, lane, old)?;
             }
             Ok(())
         }

@@ -150,6 +150,19 @@ impl Lds {
         Ok(())
     }
 
+    /// Reads one byte (any alignment).
+    pub(crate) fn read8(&self, addr: u32) -> Result<u8, Fault> {
+        let at = self.check(addr, 1)?;
+        Ok(self.bytes[at])
+    }
+
+    /// Writes one byte (any alignment).
+    pub(crate) fn write8(&mut self, addr: u32, value: u8) -> Result<(), Fault> {
+        let at = self.check(addr, 1)?;
+        self.bytes[at] = value;
+        Ok(())
+    }
+
     /// Checks an access of `dwords` dwords without doing it (alignment follows the access size).
     pub(crate) fn check_access(&self, addr: u32, dwords: u32) -> Result<(), Fault> {
         self.check(addr, 4 * dwords).map(|_| ())

@@ -24,6 +24,7 @@ pub(crate) mod access;
 mod alu;
 mod cost;
 mod crosslane;
+mod fp;
 pub(crate) mod hazard;
 mod loader;
 mod mem_ops;
@@ -84,6 +85,12 @@ impl SimUserSgprs {
 }
 
 /// What a code object's kernel descriptor says, in simulator terms.
+///
+/// The float mode is not a field: the simulator always runs round-to-nearest-even, IEEE mode,
+/// DX10 clamp, with f32 and f64 denormals kept (FLOAT_DENORM_MODE_32 = FLOAT_DENORM_MODE_16_64
+/// = 3, what LLVM 19 writes for kernels with IEEE denormals), and
+/// [`Program::from_code_object`] refuses kernels with float instructions whose descriptor says
+/// otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelSetup {
     /// Architecture and wave size.
@@ -146,11 +153,16 @@ pub struct SimOptions {
     pub check_hazards: bool,
     /// Check memory-result waits.
     pub check_waits: bool,
+    /// Moves the results of `v_rcp`, `v_rcp_iflag`, `v_rsq` and `v_sqrt` (f32 and f64) this many
+    /// ULPs away from the correctly rounded value — up in even lanes, down in odd lanes — where
+    /// the result is finite and nonzero, to test that code is correct for the hardware's ≈1 ULP
+    /// approximations too. 0 (the default): correctly rounded.
+    pub trans_ulp: i8,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { max_steps_per_wave: 1_000_000, check_hazards: true, check_waits: true }
+        SimOptions { max_steps_per_wave: 1_000_000, check_hazards: true, check_waits: true, trans_ulp: 0 }
     }
 }
 
@@ -475,7 +487,7 @@ fn execute(
             Flow::Next
         }
         _ if ops::is_valu(sem) => {
-            valu::exec(w, inst, sem)?;
+            valu::exec(w, inst, sem, opts.trans_ulp)?;
             Flow::Next
         }
         Sem::DsSwizzle => {

@@ -54,6 +54,10 @@ pub(crate) enum SBin {
     BfeI32,
     MulHiU32,
     MulHiI32,
+    /// `s_bfm_b32`: a mask of S0[4:0] ones shifted left by S1[4:0].
+    Bfm,
+    /// `s_lshlN_add_u32`: (S0 << N) + S1, SCC = the 64-bit sum ≥ 2^32.
+    LshlAdd(u8),
 }
 
 /// A comparison relation.
@@ -125,6 +129,21 @@ pub(crate) enum VUn {
     Log,
     Trunc,
     Floor,
+    RcpF64,
+    RsqF64,
+    SqrtF64,
+    FrexpMantF32,
+    FrexpMantF64,
+    FrexpExpF32,
+    FrexpExpF64,
+    RcpIflag,
+    TruncF64,
+    FloorF64,
+    RndneF32,
+    RndneF64,
+    FractF32,
+    FractF64,
+    CvtF32Ubyte0,
 }
 
 /// Vector two-source operations.
@@ -165,6 +184,8 @@ pub(crate) enum VBin {
     MulF64,
     MinF64,
     MaxF64,
+    LdexpF32,
+    LdexpF64,
 }
 
 /// Vector three-source operations.
@@ -183,6 +204,17 @@ pub(crate) enum VTer {
     AddLshlU32,
     Add3U32,
     LshlAddU64,
+    DivFixupF32,
+    DivFixupF64,
+    Med3I32,
+    Med3U32,
+    Med3F32,
+    Min3F32,
+    Min3I32,
+    Min3U32,
+    Max3F32,
+    Max3I32,
+    Max3U32,
 }
 
 /// Carry-out / carry-in integer operations.
@@ -261,6 +293,13 @@ pub(crate) enum Sem {
     VCmp(Rel, CmpTy),
     VCmpx(Rel, CmpTy),
     VMadU64U32,
+    VMadI64I32,
+    /// `v_div_scale_f32` (false) / `_f64` (true).
+    VDivScale(bool),
+    /// `v_div_fmas_f32` (false) / `_f64` (true): reads VCC.
+    VDivFmas(bool),
+    /// `v_cmp_class_f32` (false) / `_f64` (true).
+    VCmpClass(bool),
     VReadfirstlane,
     VReadlane,
     VWritelane,
@@ -270,8 +309,10 @@ pub(crate) enum Sem {
     VNop,
     // LDS
     DsLoad,
+    DsLoadU8,
     DsLoad2,
     DsStore,
+    DsStoreB8,
     DsAtomic(AtomOp, bool),
     DsCmpst,
     DsBpermute,
@@ -332,6 +373,11 @@ pub(crate) fn sem(op: Op) -> Sem {
         Op::SBfeI32 => SBin(self::SBin::BfeI32),
         Op::SMulHiU32 => SBin(self::SBin::MulHiU32),
         Op::SMulHiI32 => SBin(self::SBin::MulHiI32),
+        Op::SBfmB32 => SBin(self::SBin::Bfm),
+        Op::SLshl1AddU32 => SBin(self::SBin::LshlAdd(1)),
+        Op::SLshl2AddU32 => SBin(self::SBin::LshlAdd(2)),
+        Op::SLshl3AddU32 => SBin(self::SBin::LshlAdd(3)),
+        Op::SLshl4AddU32 => SBin(self::SBin::LshlAdd(4)),
         Op::SMovkI32 => SMovk,
         Op::SAddkI32 => SAddk,
         Op::SMulkI32 => SMulk,
@@ -509,6 +555,41 @@ pub(crate) fn sem(op: Op) -> Sem {
         Op::VLshlAddU64 => VTer(self::VTer::LshlAddU64),
         Op::VPermlane16B32 => VPermlane16,
         Op::VPermlanex16B32 => VPermlanex16,
+        Op::VDivScaleF32 => VDivScale(false),
+        Op::VDivScaleF64 => VDivScale(true),
+        Op::VDivFmasF32 => VDivFmas(false),
+        Op::VDivFmasF64 => VDivFmas(true),
+        Op::VDivFixupF32 => VTer(self::VTer::DivFixupF32),
+        Op::VDivFixupF64 => VTer(self::VTer::DivFixupF64),
+        Op::VRcpF64 => VUn(self::VUn::RcpF64),
+        Op::VRsqF64 => VUn(self::VUn::RsqF64),
+        Op::VSqrtF64 => VUn(self::VUn::SqrtF64),
+        Op::VLdexpF32 => VBin(self::VBin::LdexpF32),
+        Op::VLdexpF64 => VBin(self::VBin::LdexpF64),
+        Op::VFrexpMantF32 => VUn(self::VUn::FrexpMantF32),
+        Op::VFrexpMantF64 => VUn(self::VUn::FrexpMantF64),
+        Op::VFrexpExpI32F32 => VUn(self::VUn::FrexpExpF32),
+        Op::VFrexpExpI32F64 => VUn(self::VUn::FrexpExpF64),
+        Op::VCmpClassF32 => VCmpClass(false),
+        Op::VCmpClassF64 => VCmpClass(true),
+        Op::VRcpIflagF32 => VUn(self::VUn::RcpIflag),
+        Op::VTruncF64 => VUn(self::VUn::TruncF64),
+        Op::VFloorF64 => VUn(self::VUn::FloorF64),
+        Op::VRndneF32 => VUn(self::VUn::RndneF32),
+        Op::VRndneF64 => VUn(self::VUn::RndneF64),
+        Op::VFractF32 => VUn(self::VUn::FractF32),
+        Op::VFractF64 => VUn(self::VUn::FractF64),
+        Op::VMed3I32 => VTer(self::VTer::Med3I32),
+        Op::VMed3U32 => VTer(self::VTer::Med3U32),
+        Op::VMed3F32 => VTer(self::VTer::Med3F32),
+        Op::VMin3F32 => VTer(self::VTer::Min3F32),
+        Op::VMin3I32 => VTer(self::VTer::Min3I32),
+        Op::VMin3U32 => VTer(self::VTer::Min3U32),
+        Op::VMax3F32 => VTer(self::VTer::Max3F32),
+        Op::VMax3I32 => VTer(self::VTer::Max3I32),
+        Op::VMax3U32 => VTer(self::VTer::Max3U32),
+        Op::VCvtF32Ubyte0 => VUn(self::VUn::CvtF32Ubyte0),
+        Op::VMadI64I32 => VMadI64I32,
         Op::DsReadB32 | Op::DsReadB64 | Op::DsReadB128 => DsLoad,
         Op::DsRead2B32 => DsLoad2,
         Op::DsWriteB32 | Op::DsWriteB64 | Op::DsWriteB128 => DsStore,
@@ -538,6 +619,19 @@ pub(crate) fn sem(op: Op) -> Sem {
         Op::DsPermuteB32 => DsPermute,
         Op::DsSwizzleB32 => DsSwizzle,
         Op::DsReadAddtidB32 => DsAddtid,
+        Op::DsReadU8 => DsLoadU8,
+        Op::DsWriteB8 => DsStoreB8,
+        Op::DsAddRtnU64 => DsAtomic(AtomOp::Add, true),
+        Op::DsSubRtnU64 => DsAtomic(AtomOp::Sub, true),
+        Op::DsMinRtnI64 => DsAtomic(AtomOp::SMin, true),
+        Op::DsMaxRtnI64 => DsAtomic(AtomOp::SMax, true),
+        Op::DsMinRtnU64 => DsAtomic(AtomOp::UMin, true),
+        Op::DsMaxRtnU64 => DsAtomic(AtomOp::UMax, true),
+        Op::DsAndRtnB64 => DsAtomic(AtomOp::And, true),
+        Op::DsOrRtnB64 => DsAtomic(AtomOp::Or, true),
+        Op::DsXorRtnB64 => DsAtomic(AtomOp::Xor, true),
+        Op::DsWrxchgRtnB64 => DsAtomic(AtomOp::Swap, true),
+        Op::DsCmpstRtnB64 => DsCmpst,
         Op::FlatLoadDword => FlatLoad,
         Op::FlatStoreDword => FlatStore,
         Op::GlobalLoadUbyte => GLoad(MemW::U8),
@@ -562,6 +656,15 @@ pub(crate) fn sem(op: Op) -> Sem {
         Op::GlobalAtomicOr => GAtomic(AtomOp::Or),
         Op::GlobalAtomicXor => GAtomic(AtomOp::Xor),
         Op::GlobalAtomicAddF32 => GAtomic(AtomOp::AddF32),
+        Op::GlobalAtomicSwapX2 => GAtomic(AtomOp::Swap),
+        Op::GlobalAtomicSubX2 => GAtomic(AtomOp::Sub),
+        Op::GlobalAtomicSminX2 => GAtomic(AtomOp::SMin),
+        Op::GlobalAtomicUminX2 => GAtomic(AtomOp::UMin),
+        Op::GlobalAtomicSmaxX2 => GAtomic(AtomOp::SMax),
+        Op::GlobalAtomicUmaxX2 => GAtomic(AtomOp::UMax),
+        Op::GlobalAtomicAndX2 => GAtomic(AtomOp::And),
+        Op::GlobalAtomicOrX2 => GAtomic(AtomOp::Or),
+        Op::GlobalAtomicXorX2 => GAtomic(AtomOp::Xor),
         Op::BufferWbl2
         | Op::BufferInvl2
         | Op::BufferInv
@@ -573,7 +676,20 @@ pub(crate) fn sem(op: Op) -> Sem {
 
 /// Transcendental VALU ops (the "trans" unit of gfx940 and GFX11, for hazard rows 13).
 pub(crate) fn is_trans(s: Sem) -> bool {
-    matches!(s, Sem::VUn(VUn::Rcp) | Sem::VUn(VUn::Sqrt) | Sem::VUn(VUn::Rsq) | Sem::VUn(VUn::Exp) | Sem::VUn(VUn::Log))
+    matches!(
+        s,
+        Sem::VUn(
+            VUn::Rcp
+                | VUn::Sqrt
+                | VUn::Rsq
+                | VUn::Exp
+                | VUn::Log
+                | VUn::RcpF64
+                | VUn::RsqF64
+                | VUn::SqrtF64
+                | VUn::RcpIflag
+        )
+    )
 }
 
 /// Whether the instruction executes on the vector ALU (everything `GCNHazardRecognizer` calls VALU).
@@ -588,6 +704,10 @@ pub(crate) fn is_valu(s: Sem) -> bool {
             | Sem::VCmp(..)
             | Sem::VCmpx(..)
             | Sem::VMadU64U32
+            | Sem::VMadI64I32
+            | Sem::VDivScale(_)
+            | Sem::VDivFmas(_)
+            | Sem::VCmpClass(_)
             | Sem::VReadfirstlane
             | Sem::VReadlane
             | Sem::VWritelane
@@ -623,8 +743,10 @@ pub(crate) fn is_ds(s: Sem) -> bool {
     matches!(
         s,
         Sem::DsLoad
+            | Sem::DsLoadU8
             | Sem::DsLoad2
             | Sem::DsStore
+            | Sem::DsStoreB8
             | Sem::DsAtomic(..)
             | Sem::DsCmpst
             | Sem::DsBpermute

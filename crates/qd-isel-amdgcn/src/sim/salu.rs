@@ -4,7 +4,8 @@
 //! SCC (ISA pseudocode): `s_add_u32`/`s_addc_u32` carry out, `s_sub_u32`/`s_subb_u32` borrow,
 //! `s_add_i32`/`s_sub_i32`/`s_addk_i32` signed overflow, `s_min_*` = S0 < S1, `s_max_*` = S0 > S1,
 //! bitwise ops, shifts, `s_bfe_*`, `s_not`, `s_bcnt1`, `s_abs` = result ≠ 0, saveexec = new EXEC ≠ 0,
-//! compares = the relation; `s_mov`, `s_cselect`, `s_mul*`, `s_brev`, `s_ff1`, `s_flbit`, `s_sext`,
+//! `s_lshlN_add_u32` = the 64-bit (S0 << N) + S1 ≥ 2^32,
+//! compares = the relation; `s_mov`, `s_cselect`, `s_mul*`, `s_bfm`, `s_brev`, `s_ff1`, `s_flbit`, `s_sext`,
 //! `s_movk`, `s_mulk` leave SCC alone. The program counter is the instruction's byte offset in the
 //! program, so `s_getpc_b64` returns the offset of the next instruction and `s_setpc_b64` jumps to
 //! a byte offset.
@@ -137,6 +138,11 @@ fn sbin(op: SBin, a: u64, b: u64, scc: bool, w64: bool) -> (u64, Option<bool>) {
             nz(r)
         }
         SBin::MulI32 => (u64::from(a32.wrapping_mul(b32)), None),
+        SBin::Bfm => (u64::from(((1u64 << (a32 & 31)) - 1) as u32) << (b32 & 31) & 0xFFFF_FFFF, None),
+        SBin::LshlAdd(n) => {
+            let t = (u64::from(a32) << n) + u64::from(b32);
+            (t & 0xFFFF_FFFF, Some(t >= 1 << 32))
+        }
         SBin::BfeU32 | SBin::BfeI32 => {
             let (off, width) = (b32 & 31, (b32 >> 16) & 0x7F);
             let mask = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };

@@ -58,7 +58,28 @@ fn un_types(op: VUn) -> (Ty, Ty) {
         VUn::CvtI32F64 | VUn::CvtU32F64 => (F64, B32),
         VUn::CvtF32F64 => (F64, F32),
         VUn::CvtF64F32 => (F32, F64),
-        VUn::Rcp | VUn::Sqrt | VUn::Rsq | VUn::Exp | VUn::Log | VUn::Trunc | VUn::Floor => (F32, F32),
+        VUn::Rcp
+        | VUn::Sqrt
+        | VUn::Rsq
+        | VUn::Exp
+        | VUn::Log
+        | VUn::Trunc
+        | VUn::Floor
+        | VUn::RcpIflag
+        | VUn::RndneF32
+        | VUn::FractF32
+        | VUn::FrexpMantF32 => (F32, F32),
+        VUn::RcpF64
+        | VUn::RsqF64
+        | VUn::SqrtF64
+        | VUn::TruncF64
+        | VUn::FloorF64
+        | VUn::RndneF64
+        | VUn::FractF64
+        | VUn::FrexpMantF64 => (F64, F64),
+        VUn::FrexpExpF32 => (F32, B32),
+        VUn::FrexpExpF64 => (F64, B32),
+        VUn::CvtF32Ubyte0 => (B32, F32),
     }
 }
 
@@ -67,6 +88,8 @@ fn bin_types(op: VBin) -> (Ty, Ty, Ty) {
     match op {
         VBin::AddF32 | VBin::SubF32 | VBin::SubrevF32 | VBin::MulF32 | VBin::MinF32 | VBin::MaxF32 => (F32, F32, F32),
         VBin::AddF64 | VBin::MulF64 | VBin::MinF64 | VBin::MaxF64 => (F64, F64, F64),
+        VBin::LdexpF32 => (F32, B32, F32),
+        VBin::LdexpF64 => (F64, B32, F64),
         VBin::Lshlrev64 | VBin::Lshrrev64 => (B32, B64, B64),
         VBin::Ashrrev64 => (B32, I64, I64),
         VBin::MulI32I24
@@ -98,7 +121,8 @@ fn ter_types(op: VTer) -> ([Ty; 3], Ty) {
     use Ty::*;
     match op {
         VTer::FmacF32 | VTer::FmaF32 => ([F32; 3], F32),
-        VTer::FmaF64 => ([F64; 3], F64),
+        VTer::FmaF64 | VTer::DivFixupF64 => ([F64; 3], F64),
+        VTer::DivFixupF32 | VTer::Med3F32 | VTer::Min3F32 | VTer::Max3F32 => ([F32; 3], F32),
         VTer::LshlAddU64 => ([B64, B32, B64], B64),
         VTer::MadU32U24
         | VTer::BfeU32
@@ -107,7 +131,13 @@ fn ter_types(op: VTer) -> ([Ty; 3], Ty) {
         | VTer::Alignbit
         | VTer::LshlAddU32
         | VTer::AddLshlU32
-        | VTer::Add3U32 => ([B32; 3], B32),
+        | VTer::Add3U32
+        | VTer::Med3I32
+        | VTer::Med3U32
+        | VTer::Min3I32
+        | VTer::Min3U32
+        | VTer::Max3I32
+        | VTer::Max3U32 => ([B32; 3], B32),
     }
 }
 
@@ -250,16 +280,32 @@ fn check_out_mods(inst: &Inst, out: Ty, int_clamp_ok: bool) -> Result<(), Fault>
 }
 
 /// Executes the VALU instructions that are not cross-lane moves.
-pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem) -> Result<(), Fault> {
+pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem, trans_ulp: i8) -> Result<(), Fault> {
     let float = inst.op.has(flags::FLOAT);
     match sem {
         Sem::VNop => Ok(()),
         Sem::VUn(op) => {
             let (ti, to) = un_types(op);
-            check_out_mods(inst, to, matches!(op, VUn::CvtU32F32 | VUn::CvtI32F32 | VUn::CvtI32F64 | VUn::CvtU32F64))?;
+            // Integer-result clamp: the saturating conversions saturate anyway, and a frexp
+            // exponent (−1074..=1024) cannot overflow, so the bit changes nothing.
+            let int_clamp = matches!(
+                op,
+                VUn::CvtU32F32 | VUn::CvtI32F32 | VUn::CvtI32F64 | VUn::CvtU32F64 | VUn::FrexpExpF32 | VUn::FrexpExpF64
+            );
+            check_out_mods(inst, to, int_clamp)?;
             let s = [src(inst, 1, 0, ti, float)];
-            run(w, inst, &s, Some((inst.operands[0], to)), &[], |_, v| {
-                Ok(Out { value: post(inst, to, alu::un(op, v[0])), flag: false })
+            let approx = trans_ulp != 0
+                && matches!(
+                    op,
+                    VUn::Rcp | VUn::Rsq | VUn::Sqrt | VUn::RcpIflag | VUn::RcpF64 | VUn::RsqF64 | VUn::SqrtF64
+                );
+            run(w, inst, &s, Some((inst.operands[0], to)), &[], |lane, v| {
+                let mut r = alu::un(op, v[0]);
+                if approx {
+                    let k = if lane % 2 == 0 { trans_ulp } else { -trans_ulp };
+                    r = alu::nudge(r, to == Ty::F64, k);
+                }
+                Ok(Out { value: post(inst, to, r), flag: false })
             })
             .map(|_| ())
         }
@@ -314,6 +360,51 @@ pub(crate) fn exec(w: &mut Wave, inst: &Inst, sem: Sem) -> Result<(), Fault> {
                 Ok(Out { value: sum, flag: carry })
             })
             .map(|_| ())
+        }
+        Sem::VMadI64I32 => {
+            check_out_mods(inst, Ty::B64, false)?;
+            let s = [src(inst, 2, 0, Ty::B32, false), src(inst, 3, 1, Ty::B32, false), src(inst, 4, 2, Ty::B64, false)];
+            run(w, inst, &s, Some((inst.operands[0], Ty::B64)), &[inst.operands[1]], |_, v| {
+                // The 65-bit signed sum's bit 64 is the mask bit (ISA: `{ D1.i1, D0.i64 }`).
+                let wide = i128::from(v[0] as u32 as i32) * i128::from(v[1] as u32 as i32) + i128::from(v[2] as i64);
+                Ok(Out { value: wide as u64, flag: (wide >> 64) & 1 == 1 })
+            })
+            .map(|_| ())
+        }
+        Sem::VDivScale(is64) => {
+            let t = if is64 { Ty::F64 } else { Ty::F32 };
+            check_out_mods(inst, t, false)?;
+            let s = [src(inst, 2, 0, t, true), src(inst, 3, 1, t, true), src(inst, 4, 2, t, true)];
+            run(w, inst, &s, Some((inst.operands[0], t)), &[inst.operands[1]], |_, v| {
+                let (value, flag) = alu::div_scale(v[0], v[1], v[2], is64);
+                Ok(Out { value: post(inst, t, value), flag })
+            })
+            .map(|_| ())
+        }
+        Sem::VDivFmas(is64) => {
+            let t = if is64 { Ty::F64 } else { Ty::F32 };
+            check_out_mods(inst, t, false)?;
+            let vcc_op = if w.lanes == 64 { Operand::Vcc } else { Operand::VccLo };
+            let vcc = w.read_mask(vcc_op)?;
+            let s = [src(inst, 1, 0, t, true), src(inst, 2, 1, t, true), src(inst, 3, 2, t, true)];
+            run(w, inst, &s, Some((inst.operands[0], t)), &[], |lane, v| {
+                let r = alu::div_fmas(v[0], v[1], v[2], vcc >> lane & 1 == 1, is64);
+                Ok(Out { value: post(inst, t, r), flag: false })
+            })
+            .map(|_| ())
+        }
+        Sem::VCmpClass(is64) => {
+            if inst.mods.omod != 0 || inst.mods.op_sel != 0 || inst.mods.clamp {
+                return Err(unsupported(inst, "output modifiers"));
+            }
+            let t = if is64 { Ty::F64 } else { Ty::F32 };
+            if matches!(inst.operands[0], Operand::Vgpr(_) | Operand::None) {
+                return Err(bad_operand(inst.operands[0], "a compare destination"));
+            }
+            let s = [src(inst, 1, 0, t, true), src(inst, 2, 1, Ty::B32, false)];
+            let dst = [inst.operands[0]];
+            run(w, inst, &s, None, &dst, |_, v| Ok(Out { value: 0, flag: alu::class(v[0], v[1] as u32, is64) }))
+                .map(|_| ())
         }
         _ => Err(Fault::new(SimErrorKind::Unsupported, format!("{:?} is not a plain VALU op", inst.op))),
     }

@@ -177,6 +177,8 @@ fn operands(rng: &mut Rng, op: Op, t: Target, vop3: bool) -> Vec<Operand> {
             vec![vgpr(rng, d), src(rng, s0, t), src(rng, s1, t), src(rng, s2, t)]
         }
         Shape::Vop3bMad => vec![vgpr(rng, 2), mask(rng, t), src(rng, 1, t), src(rng, 1, t), src(rng, 2, t)],
+        Shape::Vop3bDivScale { s } => vec![vgpr(rng, s), mask(rng, t), src(rng, s, t), src(rng, s, t), src(rng, s, t)],
+        Shape::VopcClass { s } => vec![m(rng), src(rng, s, t), src(rng, 1, t)],
         Shape::Readlane => vec![any_operand(rng, 1, t), vgpr(rng, 1), any_operand(rng, 1, t)],
         Shape::Writelane => vec![vgpr(rng, 1), any_operand(rng, 1, t), any_operand(rng, 1, t)],
         Shape::Permlane => vec![vgpr(rng, 1), vgpr(rng, 1), any_operand(rng, 1, t), any_operand(rng, 1, t)],
@@ -184,7 +186,7 @@ fn operands(rng: &mut Rng, op: Op, t: Target, vop3: bool) -> Vec<Operand> {
         Shape::DsLoad2 { d } => vec![vgpr(rng, 2 * d), vgpr(rng, 1)],
         Shape::DsStore { s } | Shape::DsAtomic { s } => vec![vgpr(rng, 1), vgpr(rng, s)],
         Shape::DsAtomicRtn { s } => vec![vgpr(rng, s), vgpr(rng, 1), vgpr(rng, s)],
-        Shape::DsCmpstRtn => vec![vgpr(rng, 1), vgpr(rng, 1), vgpr(rng, 1), vgpr(rng, 1)],
+        Shape::DsCmpstRtn { s } => vec![vgpr(rng, s), vgpr(rng, 1), vgpr(rng, s), vgpr(rng, s)],
         Shape::DsSwizzle => vec![vgpr(rng, 1), vgpr(rng, 1)],
         Shape::DsAddtid => vec![vgpr(rng, 1)],
         Shape::FlatLoad { d } => vec![vgpr(rng, d), vgpr(rng, 2)],
@@ -254,7 +256,7 @@ fn imm_for(rng: &mut Rng, op: Op, t: Target) -> i32 {
         | Shape::DsStore { .. }
         | Shape::DsAtomic { .. }
         | Shape::DsAtomicRtn { .. }
-        | Shape::DsCmpstRtn
+        | Shape::DsCmpstRtn { .. }
         | Shape::DsAddtid => rng.below(65536) as i32,
         Shape::FlatLoad { .. } | Shape::FlatStore { .. } => rng.below(4096) as i32,
         Shape::GlobalLoad { .. }

@@ -1,6 +1,7 @@
 //! The device-generic harness of the library suite: a case is a closure over a [`Device`],
 //! written once; [`Suite::run`] runs every case on every device of the [`DeviceMatrix`] (cpu at
-//! widths 8, 32 and 64; cuda with `QD_TEST_CUDA=1`; every device kind qd-rt adds later) and
+//! widths 8, 32 and 64; cuda with `QD_TEST_CUDA=1`; vulkan; the AMDGCN simulators with
+//! `QD_TEST_DEVICES=sim-gfx942,…`; every device kind qd-rt adds later) and
 //! prints the pass counts per device, the skipped devices with their reasons, and each failure.
 //!
 //! A case builds its kernel for the device's subgroup width (`build`), runs it (`run`), and

@@ -1,0 +1,296 @@
+//! `qdc compile FILE.qdm --target gfx90a|gfx942|gfx1100 [--wave32] [--emit asm|obj|vcode]
+//! [-o OUT] [--kernel NAME]`: AMDGCN machine code from `qd_isel_amdgcn::compile_kernel`.
+//!
+//! - `asm` (the default) prints, for one kernel or for every kernel of the file, a `;` comment
+//!   header (kernel, target, VGPRs, SGPRs, LDS bytes, spill bytes per lane, code size) and then
+//!   [`CompiledKernel::asm`]: the final instructions, each with its offset and encoding;
+//! - `obj` writes the kernel's HSA code object (one kernel: the file's only one or `--kernel`),
+//!   by default to FILE with the extension `.co`, with a DWARF line table mapping each
+//!   instruction to its `.qdm` line, and prints a summary on standard error;
+//! - `vcode` prints [`CompiledKernel::vcode`], the machine code before register allocation.
+//!
+//! `--wave32` (or `--target gfx1100:wave32`) picks gfx1100's 32-lane waves; the GFX9 targets run
+//! wave64 only. A kernel that cannot be compiled is an error naming the op, the type and the
+//! target, pointing at the `.qdm` line of the instruction that was being lowered (or at the
+//! kernel's header for errors about the kernel as a whole).
+
+use std::cell::Cell;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use qd_isel_amdgcn::{
+    compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, SourceFile, Target, WaveSize,
+};
+use qd_mir::{AnyEntity, Function, Inst, SourceMap};
+
+use crate::asm::parse_target;
+use crate::verify;
+
+/// What `--emit` asks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Emit {
+    Asm,
+    Obj,
+    Vcode,
+}
+
+struct Options {
+    file: String,
+    target: Target,
+    emit: Emit,
+    out: Option<String>,
+    kernel: Option<String>,
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut file = None;
+    let mut target = None;
+    let mut wave32 = false;
+    let mut emit = Emit::Asm;
+    let mut out = None;
+    let mut kernel = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("qdc compile: {flag} needs a value"));
+        match a.as_str() {
+            "--target" => target = Some(parse_target(&value(a)?)?),
+            "--wave32" => wave32 = true,
+            "--emit" => {
+                emit = match value(a)?.as_str() {
+                    "asm" => Emit::Asm,
+                    "obj" => Emit::Obj,
+                    "vcode" => Emit::Vcode,
+                    other => {
+                        return Err(format!(
+                            "qdc compile: --emit {other} is not supported for AMDGCN (want asm, obj or vcode)"
+                        ))
+                    }
+                }
+            }
+            "-o" => out = Some(value(a)?),
+            "--kernel" => kernel = Some(value(a)?),
+            flag if flag.starts_with('-') => return Err(format!("qdc compile: unknown option {flag}")),
+            f => {
+                if let Some(prev) = &file {
+                    return Err(format!("qdc compile: more than one file ('{prev}' and '{f}')"));
+                }
+                file = Some(f.to_string());
+            }
+        }
+    }
+    let file = file.ok_or("qdc compile: missing FILE.qdm")?;
+    let mut target = target.ok_or("qdc compile: missing --target")?;
+    if wave32 {
+        target = Target::new(target.arch, WaveSize::W32).ok_or_else(|| {
+            format!("qdc compile: --wave32 needs --target gfx1100 ({} runs wave64 only)", target.arch)
+        })?;
+    }
+    Ok(Options { file, target, emit, out, kernel })
+}
+
+/// `gfx942 (wave64)`: the architecture and the wave size, for every target alike.
+fn target_name(t: Target) -> String {
+    format!("{} (wave{})", t.arch, t.wave.lanes())
+}
+
+/// The `;` header printed before a kernel's listing.
+fn header(k: &CompiledKernel) -> String {
+    let r = &k.resources;
+    format!(
+        "; kernel @{}: {}: {} VGPRs, {} SGPRs, {} bytes LDS, {} spill bytes per lane; {} instructions, {} bytes of code\n",
+        k.name,
+        target_name(k.target),
+        r.next_free_vgpr,
+        r.next_free_sgpr,
+        r.group_segment_size,
+        k.spill_bytes_per_lane,
+        k.insts.len(),
+        k.code.len()
+    )
+}
+
+/// Renders a compile error, pointing at the `.qdm` line of `inst` (the instruction being lowered
+/// when it names the op the error blames) or at the kernel's header line.
+fn render_error(
+    e: &CompileError,
+    f: &Function,
+    inst: Option<Inst>,
+    line: Option<u32>,
+    src: &str,
+    path: &str,
+) -> String {
+    let mut out = format!("error: kernel @{}: {e}\n", f.name);
+    let Some(line) = line else { return out };
+    let Some(text) = src.lines().nth(line as usize - 1) else { return out };
+    // Under the op's name when it is on the line, else under the line's first token.
+    let op_at = inst.and(e.op.as_deref()).and_then(|op| {
+        let after_eq = text.find('=').map_or(0, |p| p + 1);
+        text[after_eq..].find(op).map(|p| (after_eq + p, op.len()))
+    });
+    let (col, len) = op_at.unwrap_or_else(|| {
+        let start = text.len() - text.trim_start().len();
+        (start, text[start..].split_whitespace().next().map_or(1, str::len))
+    });
+    let num = line.to_string();
+    let pad = " ".repeat(num.len());
+    let indent: String = text[..col].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let _ = write!(
+        out,
+        "{pad}--> {path}:{line}:{}\n{pad} |\n{num} | {text}\n{pad} | {indent}{}\n",
+        col + 1,
+        "^".repeat(len.max(1))
+    );
+    out
+}
+
+/// Compiles kernel number `index` of the file; the error is rendered with its `.qdm` line.
+fn compile_one(
+    f: &Function,
+    index: usize,
+    map: &SourceMap,
+    target: Target,
+    src: &str,
+    path: &str,
+) -> Result<CompiledKernel, String> {
+    let last = Cell::new(None);
+    let lines = |i: Inst| {
+        last.set(Some(i));
+        map.line_of(index, AnyEntity::Inst(i))
+    };
+    // The code object's DWARF line table names the file as given, relative to the current
+    // directory.
+    let comp_dir = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let source = SourceFile { comp_dir, file: path.to_string() };
+    compile_kernel_with_lines(f, &AmdgcnOptions::new(target), Some(&source), &lines).map_err(|e| {
+        // The lowering asks for each instruction's line just before lowering it, so the last one
+        // asked for is the one that failed — when the error names its op.
+        let inst = last.get().filter(|&i| e.op.as_deref() == Some(f.insts[i].opcode.name()));
+        let line = match inst {
+            Some(i) => map.line_of(index, AnyEntity::Inst(i)),
+            None => map.kernel_line(index),
+        };
+        render_error(&e, f, inst, line, src, path)
+    })
+}
+
+/// Runs `qdc compile` for an AMDGCN target.
+pub fn compile(args: &[String]) -> Result<(), String> {
+    let o = parse_options(args)?;
+    let src = std::fs::read_to_string(&o.file).map_err(|e| format!("error: cannot read {}: {e}", o.file))?;
+    let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, &o.file))?;
+    verify(&o.file, &module)?;
+    let kernels: Vec<(usize, &Function)> = match &o.kernel {
+        Some(k) => {
+            let i = module
+                .kernels
+                .iter()
+                .position(|f| f.name == *k)
+                .ok_or_else(|| format!("error: no kernel @{k} in {}", o.file))?;
+            vec![(i, &module.kernels[i])]
+        }
+        None => module.kernels.iter().enumerate().collect(),
+    };
+    if kernels.is_empty() {
+        return Err(format!("error: {} has no kernel", o.file));
+    }
+    if o.emit == Emit::Obj && kernels.len() > 1 {
+        return Err(format!(
+            "qdc compile: {} has {} kernels; --emit obj writes one kernel's code object: pick one with --kernel NAME",
+            o.file,
+            kernels.len()
+        ));
+    }
+    let mut text = String::new();
+    for (n, &(index, f)) in kernels.iter().enumerate() {
+        let k = compile_one(f, index, &map, o.target, &src, &o.file)?;
+        match o.emit {
+            Emit::Obj => {
+                let out = o
+                    .out
+                    .clone()
+                    .unwrap_or_else(|| Path::new(&o.file).with_extension("co").to_string_lossy().into_owned());
+                std::fs::write(&out, &k.code_object).map_err(|e| format!("error: cannot write {out}: {e}"))?;
+                eprint!("{out}: {}", header(&k).trim_start_matches("; "));
+                return Ok(());
+            }
+            Emit::Asm | Emit::Vcode => {
+                if n > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&header(&k));
+                let body = if o.emit == Emit::Asm { k.asm() } else { k.vcode.clone() };
+                text.push_str(&body);
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    match &o.out {
+        Some(out) => std::fs::write(out, text).map_err(|e| format!("error: cannot write {out}: {e}")),
+        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("error: cannot write to stdout: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qd_isel_amdgcn::Arch;
+
+    const SRC: &str = "kernel @k(%a: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
+  %0 = thread_id x : u32
+  %1 = const 7 : u32
+  %2 = rem %0, %1 : u32
+  return
+}
+";
+
+    #[test]
+    fn errors_point_at_the_op_on_its_line_or_at_the_kernel() {
+        let (m, map) = qd_mir::parse_module_with_map(SRC).expect("parses");
+        let f = &m.kernels[0];
+        let rem = f.regions[f.body].insts[2];
+        let t = Target::wave64(Arch::Gfx942);
+        let e = CompileError::op(t, "rem", Some("u32".into()), "no AMDGCN lowering yet");
+        let line = map.line_of(0, AnyEntity::Inst(rem));
+        assert_eq!(line, Some(4));
+        assert_eq!(
+            render_error(&e, f, Some(rem), line, SRC, "k.qdm"),
+            "error: kernel @k: cannot compile for gfx942: `rem` on u32: no AMDGCN lowering yet
+ --> k.qdm:4:8
+  |
+4 |   %2 = rem %0, %1 : u32
+  |        ^^^
+"
+        );
+        let e = CompileError::new(t, "too big");
+        assert_eq!(
+            render_error(&e, f, None, map.kernel_line(0), SRC, "k.qdm"),
+            "error: kernel @k: cannot compile for gfx942: too big
+ --> k.qdm:1:1
+  |
+1 | kernel @k(%a: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
+  | ^^^^^^
+"
+        );
+        assert_eq!(
+            render_error(&e, f, None, None, SRC, "k.qdm"),
+            "error: kernel @k: cannot compile for gfx942: too big\n"
+        );
+    }
+
+    #[test]
+    fn wave32_only_with_gfx1100() {
+        let args = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let o = parse_options(&args("k.qdm --target gfx1100 --wave32 --emit obj")).expect("parses");
+        assert_eq!(o.target, Target { arch: Arch::Gfx1100, wave: WaveSize::W32 });
+        assert!(o.emit == Emit::Obj);
+        let o = parse_options(&args("k.qdm --target gfx1100:wave32")).expect("parses");
+        assert_eq!(o.target.wave, WaveSize::W32);
+        let o = parse_options(&args("k.qdm --target gfx1100")).expect("parses");
+        assert_eq!(o.target.wave, WaveSize::W64);
+        let e = parse_options(&args("k.qdm --target gfx90a --wave32")).err().unwrap_or_default();
+        assert_eq!(e, "qdc compile: --wave32 needs --target gfx1100 (gfx90a runs wave64 only)");
+    }
+}
