@@ -92,3 +92,49 @@ pub fn run(
     }
     Ok(stats)
 }
+
+/// The quiet NaN AMD GPUs produce for an invalid operation (`inf - inf`, `0 * inf`, …): f32.
+pub const AMD_DEFAULT_NAN_F32: u32 = 0x7FC0_0000;
+/// The same for f64.
+pub const AMD_DEFAULT_NAN_F64: u64 = 0x7FF8_0000_0000_0000;
+
+/// Where `reference` (an interpreter run) holds the NaN the x86 host creates for an invalid
+/// operation (`0xFFC00000`, `0xFFF8000000000000`: sign bit set) and `device` holds the one AMD
+/// GPUs create (sign bit clear), makes the device's element the reference's. Only that exact
+/// pair is reconciled: a NaN the kernel propagates, or any other difference, still compares
+/// unequal. The interpreter takes a created NaN's bits from the host, so they are not part of
+/// MIR's semantics (docs/amdgcn-backend.md, "Floating point").
+pub fn adopt_host_default_nans(reference: &[ArgValue], device: &mut [ArgValue]) {
+    use qd_mir::ScalarType;
+    for (r, d) in reference.iter().zip(device.iter_mut()) {
+        let (ArgValue::Buffer(r), ArgValue::Buffer(d)) = (r, d) else { continue };
+        if r.elem != d.elem || r.data.len() != d.data.len() {
+            continue;
+        }
+        match r.elem {
+            ScalarType::F32 => {
+                for (rc, dc) in r.data.chunks_exact(4).zip(d.data.chunks_exact_mut(4)) {
+                    let (rv, dv) = (
+                        u32::from_le_bytes(rc.try_into().unwrap_or_default()),
+                        u32::from_le_bytes((&*dc).try_into().unwrap_or_default()),
+                    );
+                    if rv == 0xFFC0_0000 && dv == AMD_DEFAULT_NAN_F32 {
+                        dc.copy_from_slice(rc);
+                    }
+                }
+            }
+            ScalarType::F64 => {
+                for (rc, dc) in r.data.chunks_exact(8).zip(d.data.chunks_exact_mut(8)) {
+                    let (rv, dv) = (
+                        u64::from_le_bytes(rc.try_into().unwrap_or_default()),
+                        u64::from_le_bytes((&*dc).try_into().unwrap_or_default()),
+                    );
+                    if rv == 0xFFF8_0000_0000_0000 && dv == AMD_DEFAULT_NAN_F64 {
+                        dc.copy_from_slice(rc);
+                    }
+                }
+            }
+            ScalarType::Bool | ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {}
+        }
+    }
+}

@@ -437,13 +437,41 @@ pub fn vreg_name(v: VReg) -> String {
     format!("%{c}{}", v.vreg())
 }
 
+/// A fixed operand as the assembler writes it.
+fn operand_text(o: Operand) -> String {
+    let range = |p: char, r: crate::isa::RegRange| {
+        if r.len == 1 {
+            format!("{p}{}", r.first)
+        } else {
+            format!("{p}[{}:{}]", r.first, r.last())
+        }
+    };
+    match o {
+        Operand::None => "off".into(),
+        Operand::Sgpr(r) => range('s', r),
+        Operand::Vgpr(r) => range('v', r),
+        Operand::Vcc => "vcc".into(),
+        Operand::VccLo => "vcc_lo".into(),
+        Operand::VccHi => "vcc_hi".into(),
+        Operand::Exec => "exec".into(),
+        Operand::ExecLo => "exec_lo".into(),
+        Operand::ExecHi => "exec_hi".into(),
+        Operand::M0 => "m0".into(),
+        Operand::Null => "null".into(),
+        Operand::Scc => "scc".into(),
+        Operand::Int(i) => i.to_string(),
+        Operand::Float(f) => f.text().into(),
+        Operand::Literal(x) => format!("0x{x:x}"),
+    }
+}
+
 fn minst_text(m: &MInst) -> String {
     let mut parts = Vec::new();
     for s in &m.steps {
         let mut ops = Vec::new();
         for (slot, o) in s.inst.ops().iter().enumerate() {
             ops.push(match s.fills[slot] {
-                Fill::Keep => format!("{o:?}"),
+                Fill::Keep => operand_text(*o),
                 Fill::Reg { op, part } => {
                     let name = vreg_name(m.operands[op as usize].vreg());
                     match part {
@@ -459,7 +487,11 @@ fn minst_text(m: &MInst) -> String {
                 ),
             });
         }
-        parts.push(format!("{:?} {}", s.inst.op, ops.join(", ")));
+        parts.push(format!(
+            "{} {}",
+            s.inst.op.info().gfx9.or(s.inst.op.info().gfx11).map_or("?", |e| e.name),
+            ops.join(", ")
+        ));
     }
     let mut text = if parts.is_empty() { "pseudo".to_string() } else { parts.join("; ") };
     let ops: Vec<String> = m.operands.iter().map(|o| format!("{o}")).collect();

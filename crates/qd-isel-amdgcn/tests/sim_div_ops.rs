@@ -408,7 +408,7 @@ fn loader_refuses_float_kernels_with_flushing_descriptors() {
         let object = |text: &str| {
             let code = encode_all(&parse_asm(text, t).unwrap(), t).unwrap();
             let resources = KernelResources { next_free_vgpr: 4, next_free_sgpr: 4, ..KernelResources::default() };
-            let kernel = KernelCode { name: "k".into(), code, resources, args: vec![] };
+            let kernel = KernelCode { name: "k".into(), code, resources, args: vec![], lines: None };
             write_code_object(&CodeObjectConfig::new(t), &[kernel]).unwrap()
         };
         let e = Program::from_code_object(&object("v_add_f32 v0, v1, v2\ns_endpgm"), None).unwrap_err();

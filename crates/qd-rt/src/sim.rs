@@ -96,7 +96,12 @@ pub(crate) fn info(ordinal: usize) -> DeviceInfo {
 }
 
 fn options() -> SimOptions {
-    SimOptions { max_steps_per_wave: STEP_LIMIT_PER_WAVE, check_hazards: true, check_waits: true }
+    SimOptions {
+        max_steps_per_wave: STEP_LIMIT_PER_WAVE,
+        check_hazards: true,
+        check_waits: true,
+        ..SimOptions::default()
+    }
 }
 
 /// Compiles `f` for `target`; a back-end error is a compile error naming the kernel.

@@ -328,9 +328,11 @@ fn region_yield(cx: &mut Lower<'_>, r: Region) -> Result<Option<Vec<Val>>, Compi
 /// `if`.
 pub(crate) fn if_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let c = cx.f.args(i)[0];
-    let [Some(then_r), Some(else_r)] = [cx.f.insts[i].regions[0].expand(), cx.f.insts[i].regions[1].expand()] else {
-        return Err(cx.unsupported(i, "an if without both regions"));
+    let Some(then_r) = cx.f.insts[i].regions[0].expand() else {
+        return Err(cx.unsupported(i, "an if without a then region"));
     };
+    // No else region: an empty arm (the verifier allows it only for an `if` without results).
+    let else_r = cx.f.insts[i].regions[1].expand();
     let results: Vec<qd_mir::Value> = cx.f.inst_results(i).to_vec();
     if cx.uni.is_uniform(c) {
         uniform_if(cx, i, c, then_r, else_r, &results)
@@ -344,7 +346,7 @@ fn uniform_if(
     _i: Inst,
     c: qd_mir::Value,
     then_r: Region,
-    else_r: Region,
+    else_r: Option<Region>,
     results: &[qd_mir::Value],
 ) -> Result<(), CompileError> {
     let cv = cx.val(c);
@@ -357,9 +359,12 @@ fn uniform_if(
     let forms: Vec<Val> = results.iter().map(|&r| cx.fresh(cx.f.value_type(r), cx.cls_of(r))).collect();
     let mut arrivals: Vec<(VBlock, Vec<VReg>)> = Vec::new();
     let join = new_block(cx, "if.join");
-    for (b, r) in [(then_b, then_r), (else_b, else_r)] {
+    for (b, r) in [(then_b, Some(then_r)), (else_b, else_r)] {
         switch_to(cx, b);
-        let y = region_yield(cx, r)?;
+        let y = match r {
+            Some(r) => region_yield(cx, r)?,
+            None => Some(Vec::new()),
+        };
         if cx.cf.dead {
             continue;
         }
@@ -399,7 +404,7 @@ fn divergent_if(
     cx: &mut Lower<'_>,
     c: qd_mir::Value,
     then_r: Region,
-    else_r: Region,
+    else_r: Option<Region>,
     results: &[qd_mir::Value],
 ) -> Result<(), CompileError> {
     let cv = cx.val(c);
@@ -460,7 +465,10 @@ fn divergent_if(
 
     // else
     switch_to(cx, else_b);
-    let z = region_yield(cx, else_r)?;
+    let z = match else_r {
+        Some(r) => region_yield(cx, r)?,
+        None => Some(Vec::new()),
+    };
     let r2: Vec<Val> = match z {
         Some(zs) => rp.iter().zip(&zs).map(|(o, z)| merge(cx, *o, *z)).collect(),
         None => rp.clone(),
@@ -487,7 +495,7 @@ fn divergent_if(
     cx.emit(MInst::one(t, &[A::K(e), tj.use_(), ej.use_()]));
     cx.cf.partial = was_partial || cx.cf.loops.iter().any(|l| matches!(l, LoopFrame::Divergent(_)));
     // Lanes that left inside an arm keep EXEC partial from here on.
-    if region_has_exit(cx, then_r) || region_has_exit(cx, else_r) {
+    if region_has_exit(cx, then_r) || else_r.is_some_and(|r| region_has_exit(cx, r)) {
         cx.cf.partial = true;
     }
     cx.vcode.blocks[join.index()].divergent = true;
