@@ -33,6 +33,8 @@ pub const VGPR_SCRATCH: u16 = 1;
 pub const PAIR_SCRATCH: u16 = 2;
 /// The per-lane spill address `v[4:5]`.
 pub const SPILL_ADDR: u16 = 4;
+/// The fixed VGPR quad `v[6:9]` ([`Fill::Quad`]), reserved only in kernels that use it.
+pub const QUAD_BASE: u16 = 6;
 
 /// Where the abstract registers landed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +130,13 @@ pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) ->
         }
     }
     let spill_slots = out_ra.num_spillslots as u32;
-    let vgpr_base = RESERVED_VGPRS as u16;
+    let uses_quad = vcode
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .flat_map(|m| &m.steps)
+        .any(|s| s.fills.iter().any(|f| matches!(f, Fill::Quad { .. })));
+    let vgpr_base = if uses_quad { QUAD_BASE + 4 } else { RESERVED_VGPRS as u16 };
     let pair_base = (vgpr_base + used[RegClass::Float as usize] as u16).next_multiple_of(2);
     let layout = RegLayout {
         sgpr_base: RESERVED_SGPRS as u16,
@@ -311,14 +319,19 @@ impl Emitter {
                 match *fill {
                     Fill::Keep => {}
                     Fill::Reg { op, part } => inst.operands[slot] = self.phys(allocs[op as usize], part)?,
-                    Fill::Pair { lo, hi, temp } => {
+                    Fill::Quad { dword } => {
+                        inst.operands[slot] = match dword {
+                            Some(k) => Operand::v(QUAD_BASE + u16::from(k)),
+                            None => Operand::vr(QUAD_BASE, 4),
+                        };
+                    }
+                    Fill::Pair { lo, hi, temp, def } => {
                         let t = PAIR_TEMP_BASE + 2 * u16::from(temp);
                         let (l, h) = (
                             self.phys(allocs[lo as usize], Part::Whole)?,
                             self.phys(allocs[hi as usize], Part::Whole)?,
                         );
-                        let is_def = m.operands[lo as usize].kind() == regalloc2::OperandKind::Def;
-                        if is_def {
+                        if def {
                             copy_out.push(self.mk(Op::SMovB32, &[l, Operand::s(t)]));
                             copy_out.push(self.mk(Op::SMovB32, &[h, Operand::s(t + 1)]));
                         } else {

@@ -229,7 +229,15 @@ pub fn compile_kernel_with_lines(
     vcode.reorder(&order);
     vcode.split_critical_edges();
     let vcode_text = vcode.to_string();
-    let budget = regalloc::Budget::new(target, opts.max_vgprs, opts.max_sgprs);
+    // The fixed VGPR quad, when an instruction needs it, comes out of the VGPR budget.
+    let uses_quad = vcode
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .flat_map(|m| &m.steps)
+        .any(|s| s.fills.iter().any(|f| matches!(f, vcode::Fill::Quad { .. })));
+    let budget =
+        regalloc::Budget::new(target, opts.max_vgprs.saturating_sub(if uses_quad { 4 } else { 0 }), opts.max_sgprs);
     let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc).map_err(|m| CompileError::new(target, m))?;
     let spill_abi =
         emit::SpillAbi { spill_ptr_offset: kernarg.spill_ptr_offset, grid_offset: kernarg.grid_offset, block };

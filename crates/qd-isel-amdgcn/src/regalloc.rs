@@ -176,11 +176,32 @@ pub struct Allocated {
 }
 
 /// Allocates registers; with `check`, runs regalloc2's checker on the result.
+///
+/// Each class gets at least as many registers as the most operands of that class any single
+/// instruction names (a budget below what one instruction needs cannot be met by spilling), and
+/// a panic inside regalloc2 is turned into an error rather than unwinding through the caller.
 pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated, String> {
     let func = RaFunc::new(vcode);
+    let mut need = [0usize; 3];
+    for m in vcode.blocks.iter().flat_map(|b| &b.insts) {
+        let mut n = [0usize; 3];
+        for o in &m.operands {
+            n[o.class() as usize] += 1;
+        }
+        for c in 0..3 {
+            need[c] = need[c].max(n[c]);
+        }
+    }
+    let budget = Budget {
+        sgprs: budget.sgprs.max(need[SGPR as usize]).min(SCRATCH),
+        vgprs: budget.vgprs.max(need[VGPR as usize]).min(SCRATCH),
+        pairs: budget.pairs.max(need[VGPR64 as usize]).min(SCRATCH),
+    };
     let env = budget.env();
     let opts = RegallocOptions { verbose_log: false, validate_ssa: check, algorithm: regalloc2::Algorithm::Ion };
-    let output = regalloc2::run(&func, &env, &opts).map_err(|e| format!("register allocation failed: {e:?}"))?;
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| regalloc2::run(&func, &env, &opts)))
+        .map_err(|_| "internal: regalloc2 panicked on this kernel".to_string())?;
+    let output = run.map_err(|e| format!("register allocation failed: {e:?}"))?;
     if check {
         let mut checker = regalloc2::checker::Checker::new(&func, &env);
         checker.prepare(&output);

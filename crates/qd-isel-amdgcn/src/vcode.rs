@@ -65,6 +65,16 @@ pub enum Fill {
         hi: u8,
         /// Which fixed temporary pair.
         temp: u8,
+        /// True when the step writes the pair (copied out after it), false when it reads it
+        /// (copied in before it) — even when the halves are defs of an earlier step.
+        def: bool,
+    },
+    /// The fixed VGPR quad `v[6:9]` (or one dword of it), for the few instructions that need four
+    /// consecutive VGPRs (`global_atomic_cmpswap_x2` data). Emission reserves it only in kernels
+    /// that use it; its contents do not survive the MInst.
+    Quad {
+        /// `Some(k)`: dword k (0..4); `None`: the whole quad.
+        dword: Option<u8>,
     },
 }
 
@@ -154,6 +164,10 @@ pub enum A {
     SPair(VReg, VReg),
     /// Write an SGPR pair into two SGPR vregs (lo, hi).
     SPairDef(VReg, VReg),
+    /// One dword (0..4) of the fixed VGPR quad ([`Fill::Quad`]).
+    Quad(u8),
+    /// The whole fixed VGPR quad `v[6:9]`.
+    QuadAll,
 }
 
 impl MInst {
@@ -226,13 +240,15 @@ impl MInst {
                 A::SPair(lo, hi) => {
                     let (lo, hi) = (self.use_of(lo), self.use_of(hi));
                     temp += 1;
-                    Fill::Pair { lo, hi, temp: temp - 1 }
+                    Fill::Pair { lo, hi, temp: temp - 1, def: false }
                 }
                 A::SPairDef(lo, hi) => {
                     let (lo, hi) = (self.def_of(lo), self.def_of(hi));
                     temp += 1;
-                    Fill::Pair { lo, hi, temp: temp - 1 }
+                    Fill::Pair { lo, hi, temp: temp - 1, def: true }
                 }
+                A::Quad(k) => Fill::Quad { dword: Some(k) },
+                A::QuadAll => Fill::Quad { dword: None },
             };
         }
         assert!(temp <= PAIR_TEMPS, "an instruction names more than {PAIR_TEMPS} SGPR pairs");
@@ -480,6 +496,8 @@ fn minst_text(m: &MInst) -> String {
                         Part::Hi => format!("{name}.hi"),
                     }
                 }
+                Fill::Quad { dword: Some(k) } => format!("quad.{k}"),
+                Fill::Quad { dword: None } => "quad".into(),
                 Fill::Pair { lo, hi, .. } => format!(
                     "[{}, {}]",
                     vreg_name(m.operands[lo as usize].vreg()),

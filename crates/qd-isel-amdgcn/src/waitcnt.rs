@@ -1,15 +1,29 @@
 //! `s_waitcnt` insertion on the emitted instruction list, per family's counters.
 //!
-//! Memory instructions write their result registers (and, for stores, read their data) some time
-//! after they issue; the counters say how many are still outstanding (amdgcn-encoding.md §8):
-//! `lgkmcnt` for SMEM and LDS, `vmcnt` for vector-memory loads and returning atomics (and GFX9
-//! stores), `vscnt` for GFX11 stores. The pass tracks, within a block, which registers a
-//! load still has to write, and before an instruction that reads or overwrites one of them waits
-//! for the counter to drop far enough: for in-order counters (`vmcnt`, LDS-only `lgkmcnt`) just
-//! below the youngest pending writer of that register, for SMEM (which returns out of order) to
-//! zero. At block boundaries (branch targets, branches, `s_endpgm`) everything outstanding is
-//! waited for, and before `s_barrier` also every store, so that the barrier orders memory the
-//! way `block.sync` promises.
+//! Memory instructions write their result registers some time after they issue; the counters say
+//! how many are still outstanding (amdgcn-encoding.md §8): `lgkmcnt` for SMEM and LDS, `vmcnt`
+//! for vector-memory loads and returning atomics (and GFX9 stores), `vscnt` for GFX11 stores.
+//!
+//! The pass tracks, per counter, the outstanding register-writing operations in issue order
+//! (oldest first, each with the registers it will write), and before an instruction that reads or
+//! overwrites one of them waits for that counter to drop far enough: for in-order counters
+//! (`vmcnt`, LDS-only `lgkmcnt`) just below the youngest pending writer of that register — only
+//! younger *register-writing* operations are counted as allowed to stay outstanding, which is
+//! never more than the hardware (which also counts stores) allows, and is what the simulator's
+//! per-kind model checks — and for SMEM (which returns out of order) to zero. Each counter is
+//! handled on its own, so one instruction may wait on both.
+//!
+//! The state flows along the control-flow graph of the emitted code (fall-through and branch
+//! edges): a block starts with the join of its predecessors' states — the pending lists aligned
+//! at their youngest end, the registers of aligned entries united — iterated to a fixed point over
+//! loops, so nothing is waited for at a block boundary just because it is one. `s_endpgm` waits
+//! for nothing (the hardware finishes outstanding stores). Before `s_barrier` the wave finishes
+//! its LDS operations (`lgkmcnt(0)`: other waves see the LDS writes, reads are done before others
+//! overwrite), and on GFX11 (WGP mode, where the waves of a workgroup may sit on the two CUs of a
+//! WGP with separate caches) also its vector loads and stores (`vmcnt(0)`, `vscnt(0)`); on GFX9 a
+//! workgroup's waves share one CU whose vector memory path is in order, so global stores need no
+//! wait there — LLVM's workgroup-scope release sequences (amdgcn-encoding.md §8.2).
+//! Waits written by lowering (fences) are honoured as what they prove.
 
 use crate::emit::Emitted;
 use crate::isa::{Inst, Op, Operand, RegRange, Waitcnt};
@@ -17,68 +31,141 @@ use crate::sim::access::{access, voverlap, SRange};
 use crate::sim::ops::{is_ds, is_vmem, sem, Sem};
 use crate::target::{Family, Target};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Counter {
-    Vm,
-    Lgkm,
-}
+/// Longest pending list kept; older entries are merged into their younger neighbour (which only
+/// makes later waits stricter).
+const MAX_PENDING: usize = 64;
 
+/// One outstanding register-writing memory operation (or, after joins, several at the same age).
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Pending {
-    counter: Counter,
     smem: bool,
     vdefs: Vec<RegRange>,
     sdefs: Vec<SRange>,
 }
 
+impl Pending {
+    fn absorb(&mut self, o: &Pending) {
+        self.smem |= o.smem;
+        for v in &o.vdefs {
+            if !self.vdefs.contains(v) {
+                self.vdefs.push(*v);
+            }
+        }
+        for s in &o.sdefs {
+            if !self.sdefs.contains(s) {
+                self.sdefs.push(*s);
+            }
+        }
+    }
+}
+
+/// What is outstanding at one point of the program.
+#[derive(Clone, Debug, Default, PartialEq)]
 struct State {
-    family: Family,
-    lanes: u32,
-    /// Outstanding results, oldest first.
-    pending: Vec<Pending>,
-    /// Stores not yet waited for (GFX9: in `vmcnt`; GFX11: `vscnt`).
-    stores: u32,
-    /// LDS writes not yet waited for (lgkmcnt).
+    /// `vmcnt` loads and returning atomics, oldest first.
+    vm: Vec<Pending>,
+    /// `lgkmcnt` SMEM and LDS results, oldest first.
+    lgkm: Vec<Pending>,
+    /// GFX9 stores not yet waited for (`vmcnt`).
+    vm_stores: bool,
+    /// GFX11 stores and non-returning atomics not yet waited for (`vscnt`).
+    vs_stores: bool,
+    /// LDS writes not yet waited for (`lgkmcnt`).
     lds_writes: bool,
 }
 
-fn is_store(s: Sem) -> bool {
-    matches!(s, Sem::GStore(_) | Sem::FlatStore | Sem::DsStore)
+fn join_list(a: &mut Vec<Pending>, b: &[Pending]) {
+    if a.len() < b.len() {
+        let mut pad = vec![Pending::default(); b.len() - a.len()];
+        pad.append(a);
+        *a = pad;
+    }
+    let off = a.len() - b.len();
+    for (k, p) in b.iter().enumerate() {
+        a[off + k].absorb(p);
+    }
+    cap(a);
 }
 
-fn is_branch_or_end(op: Op) -> bool {
-    matches!(
-        op,
-        Op::SBranch
-            | Op::SCbranchScc0
-            | Op::SCbranchScc1
-            | Op::SCbranchVccz
-            | Op::SCbranchVccnz
-            | Op::SCbranchExecz
-            | Op::SCbranchExecnz
-            | Op::SEndpgm
-    )
+fn cap(l: &mut Vec<Pending>) {
+    while l.len() > MAX_PENDING {
+        let oldest = l.remove(0);
+        l[0].absorb(&oldest);
+    }
+}
+
+/// Keeps the `keep` youngest entries.
+fn retire(l: &mut Vec<Pending>, keep: usize) {
+    if l.len() > keep {
+        l.drain(..l.len() - keep);
+    }
 }
 
 impl State {
-    fn wait_inst(&self, vm: Option<u8>, lgkm: Option<u8>) -> Inst {
-        let mut w = Waitcnt::none(self.family);
+    fn join(&mut self, o: &State) {
+        join_list(&mut self.vm, &o.vm);
+        join_list(&mut self.lgkm, &o.lgkm);
+        self.vm_stores |= o.vm_stores;
+        self.vs_stores |= o.vs_stores;
+        self.lds_writes |= o.lds_writes;
+    }
+}
+
+struct Pass {
+    family: Family,
+    lanes: u32,
+}
+
+fn wait_inst(family: Family, vm: Option<u8>, lgkm: Option<u8>) -> Inst {
+    let mut w = Waitcnt::none(family);
+    if let Some(n) = vm {
+        w.vm = n;
+    }
+    if let Some(n) = lgkm {
+        w.lgkm = n;
+    }
+    Inst::new(Op::SWaitcnt, &[]).imm(i32::from(w.encode(family)))
+}
+
+impl Pass {
+    /// Waits until at most `keep` entries of `vm`/`lgkm` are outstanding: updates the state.
+    fn apply(&self, st: &mut State, vm: Option<u8>, lgkm: Option<u8>) {
         if let Some(n) = vm {
-            w.vm = n;
+            retire(&mut st.vm, usize::from(n));
+            if n == 0 {
+                st.vm_stores = false;
+            }
         }
         if let Some(n) = lgkm {
-            w.lgkm = n;
+            // SMEM returns out of order: only a zero wait completes anything for sure.
+            if n == 0 || !st.lgkm.iter().any(|p| p.smem) {
+                retire(&mut st.lgkm, usize::from(n));
+            }
+            if n == 0 {
+                st.lds_writes = false;
+            }
         }
-        Inst::new(Op::SWaitcnt, &[]).imm(i32::from(w.encode(self.family)))
     }
 
-    /// The waits needed before `inst`, and the state after them.
-    fn before(&mut self, inst: &Inst, out: &mut Vec<Inst>) {
-        let s = sem(inst.op);
-        let barrier = inst.op == Op::SBarrier;
-        if barrier || is_branch_or_end(inst.op) {
-            self.wait_all(out, barrier);
+    /// The waits needed before `inst` (appended to `out`), applied to `st`.
+    fn before(&self, st: &mut State, inst: &Inst, out: &mut Vec<Inst>) {
+        if inst.op == Op::SBarrier {
+            let lgkm = (!st.lgkm.is_empty() || st.lds_writes).then_some(0);
+            let vm = match self.family {
+                Family::Gfx9 => None,
+                Family::Gfx11 => (!st.vm.is_empty()).then_some(0),
+            };
+            if vm.is_some() || lgkm.is_some() {
+                out.push(wait_inst(self.family, vm, lgkm));
+                self.apply(st, vm, lgkm);
+            }
+            if self.family == Family::Gfx11 && st.vs_stores {
+                out.push(Inst::new(Op::SWaitcntVscnt, &[Operand::Null]).imm(0));
+                st.vs_stores = false;
+            }
             return;
         }
+        let s = sem(inst.op);
         let acc = access(inst, s, self.family, self.lanes);
         let touches = |p: &Pending| {
             let v = acc.vuses.iter().chain(&acc.vdefs).any(|r| p.vdefs.iter().any(|d| voverlap(*r, *d)));
@@ -90,76 +177,38 @@ impl State {
                 .any(|r| p.sdefs.iter().any(|d| r.overlaps(*d)));
             v || sc
         };
-        // One counter at a time: an instruction may read results of both kinds.
-        while let Some(last) = self.pending.iter().rposition(touches) {
-            self.wait_for(last, out);
+        let need = |l: &[Pending], max: u8| {
+            l.iter().rposition(touches).map(|last| ((l.len() - last - 1).min(usize::from(max))) as u8)
+        };
+        let vm = need(&st.vm, Waitcnt::VM_MAX - 1);
+        let lgkm =
+            need(&st.lgkm, Waitcnt::lgkm_max(self.family) - 1)
+                .map(|n| if st.lgkm.iter().any(|p| p.smem) { 0 } else { n });
+        if vm.is_some() || lgkm.is_some() {
+            out.push(wait_inst(self.family, vm, lgkm));
+            self.apply(st, vm, lgkm);
         }
     }
 
-    /// Waits until pending entry `last` (and every older one of its counter) has completed.
-    fn wait_for(&mut self, last: usize, out: &mut Vec<Inst>) {
-        let counter = self.pending[last].counter;
-        let needs_zero =
-            self.pending.iter().filter(|p| p.counter == counter).any(|p| p.smem) && counter == Counter::Lgkm;
-        // In-order counter: keep the pending ones younger than `last`.
-        let younger = self.pending[last + 1..].iter().filter(|p| p.counter == counter).count();
-        let keep = if needs_zero { 0 } else { younger.min(15) };
-        match counter {
-            Counter::Vm => out.push(self.wait_inst(Some(keep as u8), None)),
-            Counter::Lgkm => out.push(self.wait_inst(None, Some(keep as u8))),
-        }
-        // Drop all but the `keep` youngest of that counter.
-        let total = self.pending.iter().filter(|p| p.counter == counter).count();
-        let mut drop = total - keep;
-        self.pending.retain(|p| {
-            if drop > 0 && p.counter == counter {
-                drop -= 1;
-                false
-            } else {
-                true
-            }
-        });
-        if counter == Counter::Lgkm && keep == 0 {
-            self.lds_writes = false;
-        }
-        if counter == Counter::Vm && keep == 0 && self.family == Family::Gfx9 {
-            self.stores = 0;
-        }
-    }
-
-    fn wait_all(&mut self, out: &mut Vec<Inst>, stores_too: bool) {
-        let vm =
-            self.pending.iter().any(|p| p.counter == Counter::Vm) || (self.family == Family::Gfx9 && self.stores > 0);
-        let lgkm = self.pending.iter().any(|p| p.counter == Counter::Lgkm) || self.lds_writes;
-        if vm || lgkm {
-            out.push(self.wait_inst(vm.then_some(0), lgkm.then_some(0)));
-        }
-        if stores_too && self.family == Family::Gfx11 && self.stores > 0 {
-            out.push(Inst::new(Op::SWaitcntVscnt, &[Operand::Null]).imm(0));
-        }
-        self.pending.clear();
-        self.lds_writes = false;
-        if stores_too || self.family == Family::Gfx9 {
-            self.stores = 0;
-        }
-    }
-
-    fn after(&mut self, inst: &Inst) {
+    /// What `inst` leaves outstanding.
+    fn after(&self, st: &mut State, inst: &Inst) {
         let s = sem(inst.op);
-        if inst.op == Op::SWaitcnt {
-            // A wait written by lowering: trust it only as "everything done" when it is zero.
-            let w = Waitcnt::decode(inst.imm as u16, self.family);
-            if w.vm == 0 {
-                self.pending.retain(|p| p.counter != Counter::Vm);
-                if self.family == Family::Gfx9 {
-                    self.stores = 0;
+        match inst.op {
+            Op::SWaitcnt => {
+                // A wait written by lowering: it proves what its counters say.
+                let w = Waitcnt::decode(inst.imm as u16, self.family);
+                let vm = (w.vm < Waitcnt::VM_MAX).then_some(w.vm);
+                let lgkm = (w.lgkm < Waitcnt::lgkm_max(self.family)).then_some(w.lgkm);
+                self.apply(st, vm, lgkm);
+                return;
+            }
+            Op::SWaitcntVscnt => {
+                if inst.imm == 0 {
+                    st.vs_stores = false;
                 }
+                return;
             }
-            if w.lgkm == 0 {
-                self.pending.retain(|p| p.counter != Counter::Lgkm);
-                self.lds_writes = false;
-            }
-            return;
+            _ => {}
         }
         let smem = matches!(s, Sem::SLoad | Sem::SBufferLoad | Sem::SMemtime);
         let ds = is_ds(s);
@@ -167,55 +216,93 @@ impl State {
         if !(smem || ds || vmem) {
             return;
         }
-        if is_store(s) {
-            if ds {
-                self.lds_writes = true;
-            } else {
-                self.stores += 1;
-            }
-            return;
-        }
-        if matches!(s, Sem::DsAtomic(_, false)) {
-            self.lds_writes = true;
-            return;
-        }
         let acc = access(inst, s, self.family, self.lanes);
-        if ds {
-            self.lds_writes = true;
+        let flat = matches!(s, Sem::FlatLoad | Sem::FlatStore);
+        if matches!(s, Sem::DsStore | Sem::DsAtomic(..) | Sem::DsCmpst | Sem::FlatStore) {
+            st.lds_writes = true;
         }
         if acc.vdefs.is_empty() && acc.sdefs.is_empty() {
             if vmem {
-                self.stores += 1;
+                match self.family {
+                    Family::Gfx9 => st.vm_stores = true,
+                    Family::Gfx11 => st.vs_stores = true,
+                }
             }
             return;
         }
-        let counter = if vmem { Counter::Vm } else { Counter::Lgkm };
-        self.pending.push(Pending { counter, smem, vdefs: acc.vdefs, sdefs: acc.sdefs });
+        let p = Pending { smem: smem || flat, vdefs: acc.vdefs, sdefs: acc.sdefs };
+        if vmem {
+            st.vm.push(p.clone());
+            cap(&mut st.vm);
+        }
+        if smem || ds || flat {
+            st.lgkm.push(p);
+            cap(&mut st.lgkm);
+        }
     }
 }
 
-/// Inserts the waits. Branch-target blocks start with nothing outstanding (their predecessors
-/// waited before branching or falling through).
+fn ends_flow(op: Op) -> bool {
+    matches!(op, Op::SBranch | Op::SEndpgm)
+}
+
+/// Inserts the waits (see the module doc).
 pub fn insert_waits(e: &mut Emitted, target: Target) {
-    let mut st = State {
-        family: target.family(),
-        lanes: target.wave.lanes(),
-        pending: Vec::new(),
-        stores: 0,
-        lds_writes: false,
-    };
-    let mut inserts: Vec<(usize, Vec<Inst>)> = Vec::new();
-    let starts: std::collections::HashSet<usize> = e.block_starts.iter().copied().collect();
-    for (i, inst) in e.insts.iter().enumerate() {
-        let mut before = Vec::new();
-        if starts.contains(&i) && i > 0 {
-            // Falling into a block: finish what the previous block left outstanding.
-            st.wait_all(&mut before, false);
+    let pass = Pass { family: target.family(), lanes: target.wave.lanes() };
+    let n = e.insts.len();
+    let nb = e.block_starts.len().max(1);
+    // Block b covers [start(b), start(b + 1)); the first also covers any prologue before it.
+    let start = |b: usize| if b == 0 { 0 } else { e.block_starts[b].min(n) };
+    let end = |b: usize| if b + 1 < nb { e.block_starts[b + 1].min(n) } else { n };
+    let falls_through = |b: usize| b + 1 < nb && (start(b)..end(b)).last().is_none_or(|k| !ends_flow(e.insts[k].op));
+
+    // Fixed point of the block entry states.
+    let mut entry: Vec<Option<State>> = vec![None; nb];
+    entry[0] = Some(State::default());
+    let mut work = vec![0usize];
+    let mut scratch = Vec::new();
+    while let Some(b) = work.pop() {
+        let mut st = entry[b].clone().unwrap_or_default();
+        let mut edges: Vec<(usize, State)> = Vec::new();
+        for k in start(b)..end(b) {
+            scratch.clear();
+            pass.before(&mut st, &e.insts[k], &mut scratch);
+            pass.after(&mut st, &e.insts[k]);
+            if let Some(t) = e.targets[k] {
+                edges.push((t.index(), st.clone()));
+            }
         }
-        st.before(inst, &mut before);
-        st.after(inst);
-        if !before.is_empty() {
-            inserts.push((i, before));
+        if falls_through(b) {
+            edges.push((b + 1, st));
+        }
+        for (t, s) in edges {
+            let new = match &entry[t] {
+                None => s,
+                Some(old) => {
+                    let mut j = old.clone();
+                    j.join(&s);
+                    j
+                }
+            };
+            if entry[t].as_ref() != Some(&new) {
+                entry[t] = Some(new);
+                if !work.contains(&t) {
+                    work.push(t);
+                }
+            }
+        }
+    }
+
+    let mut inserts: Vec<(usize, Vec<Inst>)> = Vec::new();
+    for (b, e0) in entry.iter().enumerate() {
+        let mut st = e0.clone().unwrap_or_default();
+        for k in start(b)..end(b) {
+            let mut before = Vec::new();
+            pass.before(&mut st, &e.insts[k], &mut before);
+            pass.after(&mut st, &e.insts[k]);
+            if !before.is_empty() {
+                inserts.push((k, before));
+            }
         }
     }
     e.splice(inserts);

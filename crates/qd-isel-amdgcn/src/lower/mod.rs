@@ -18,6 +18,8 @@ pub(crate) mod divide;
 pub(crate) mod index;
 pub(crate) mod memory;
 pub(crate) mod simt;
+mod simt_coll;
+mod simt_combine;
 
 use cranelift_entity::SecondaryMap;
 use qd_mir::analysis::uniformity::Uniformity;
@@ -422,44 +424,52 @@ impl<'a> Lower<'a> {
     /// Emits the entry: the ABI registers copied into vregs and the grid size loaded.
     pub(crate) fn entry(&mut self) {
         let e = self.entry;
+        // One MInst, so nothing runs between the hardware's initial registers and the reads of
+        // them: the kernarg loads address `s[0:1]` directly (64-bit parameters as two dwords,
+        // which needs no SGPR-pair temporary), then the ids are copied.
         let mut m = MInst::new();
+        let kernarg = A::K(Operand::s2(0));
+        let load = |cx: &Self, m: &mut MInst, d: VReg, off: u32| {
+            m.step(cx.mi(Op::SLoadDword, &[]).imm(off as i32), &[A::D(d), kernarg, A::K(Operand::None)]);
+        };
+        let uses_grid = self.f.insts.values().any(|d| d.opcode == Opcode::GridDim);
+        if uses_grid {
+            for d in 0..3 {
+                load(self, &mut m, e.grid[d], self.kernarg.grid_offset + 4 * d as u32);
+            }
+        }
+        let mut params = Vec::new();
+        for (k, p) in self.f.params.iter().enumerate() {
+            let off = self.kernarg.params[k].offset;
+            let val = self.fresh(p.ty, Cls::Scalar);
+            match val {
+                Val::S(d) => load(self, &mut m, d, off),
+                Val::S64(lo, hi) => {
+                    load(self, &mut m, lo, off);
+                    load(self, &mut m, hi, off + 4);
+                }
+                Val::V(_) | Val::V64(_) => unreachable!("parameters are scalar"),
+            }
+            params.push((p.value, val));
+        }
         m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.0), A::K(Operand::s(0))]);
         m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.1), A::K(Operand::s(1))]);
         for d in 0..3 {
             m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(2 + d as u16))]);
         }
         m.step(self.mi(Op::VAndB32, &[]), &[A::D(e.thread_id[0]), A::K(Operand::imm32(0x3ff)), A::K(Operand::v(0))]);
-        m.step(
-            self.mi(Op::VBfeU32, &[]),
-            &[A::D(e.thread_id[1]), A::K(Operand::v(0)), A::K(Operand::Int(10)), A::K(Operand::Int(10))],
-        );
-        m.step(
-            self.mi(Op::VBfeU32, &[]),
-            &[A::D(e.thread_id[2]), A::K(Operand::v(0)), A::K(Operand::Int(20)), A::K(Operand::Int(10))],
-        );
-        self.emit(m);
-        let off = self.kernarg.grid_offset;
-        for d in 0..3 {
-            let t = self.mi(Op::SLoadDword, &[]).imm((off + 4 * d as u32) as i32);
-            self.emit(MInst::one(t, &[A::D(e.grid[d]), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)]));
+        for (d, shift) in [(1usize, 10), (2, 20)] {
+            if self.f.launch.block[d] > 1 {
+                m.step(
+                    self.mi(Op::VBfeU32, &[]),
+                    &[A::D(e.thread_id[d]), A::K(Operand::v(0)), A::K(Operand::Int(shift)), A::K(Operand::Int(10))],
+                );
+            } else {
+                m.step(self.mi(Op::VMovB32, &[]), &[A::D(e.thread_id[d]), A::K(Operand::Int(0))]);
+            }
         }
-        // Parameters: loaded once, from the kernarg segment, into SGPRs.
-        for (k, p) in self.f.params.iter().enumerate() {
-            let off = self.kernarg.params[k].offset as i32;
-            let val = self.fresh(p.ty, Cls::Scalar);
-            let m = match val {
-                Val::S(d) => MInst::one(
-                    self.mi(Op::SLoadDword, &[]).imm(off),
-                    &[A::D(d), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)],
-                ),
-                Val::S64(lo, hi) => MInst::one(
-                    self.mi(Op::SLoadDwordx2, &[]).imm(off),
-                    &[A::SPairDef(lo, hi), A::SPair(e.kernarg.0, e.kernarg.1), A::K(Operand::None)],
-                ),
-                Val::V(_) | Val::V64(_) => unreachable!("parameters are scalar"),
-            };
-            self.emit(m);
-            let v = p.value;
+        self.emit(m);
+        for (v, val) in params {
             self.vals[v] = Some(val);
         }
     }

@@ -1,17 +1,542 @@
 //! Subgroup (wave) operations: shuffles, `broadcast`, ballots, `match.*`, `activemask`,
-//! `elect`, votes, reductions and scans, each behind a strategy the shuffle selector can replace.
+//! `elect`, votes, reductions, scans and segmented reductions, each behind a strategy that the
+//! shuffle selector can replace per op.
+//!
+//! # Strategies
+//!
+//! Every op asks one function for its strategy — [`shuffle_strategy`] for the four shuffles and
+//! [`collective_strategy`] for reductions, scans and segmented reductions — and lowers with the
+//! sequence of that strategy. The choice is made per op (it sees the instruction, so it may look
+//! at the tile, the type, a constant delta or the uniformity of the lane operand). The plain
+//! strategies here are the baseline the DPP/permlane selector is measured against; it adds
+//! variants to the enums (and arms to the two chooser functions) without touching the others:
+//!
+//! * [`ShuffleStrategy::Readlane`]: `shuffle.idx` with a uniform index — `v_readlane` of the
+//!   source lane into an SGPR, kept when that lane is active.
+//! * [`ShuffleStrategy::Bpermute`]: `ds_bpermute_b32` with the address `lane * 4`; wave-wide on
+//!   GFX9, and also the whole wave in wave32 (gfx1100).
+//! * [`ShuffleStrategy::BpermuteHalves`]: gfx1100 wave64, where `ds_bpermute_b32` only permutes
+//!   within each 32-lane half: `v_permlane64_b32` builds the other half's values, two
+//!   `ds_bpermute_b32` read both, and a `v_cndmask_b32` on "source in the other half" picks one
+//!   (shuffle-lowering.md §1.6). This runs whole-wave (EXEC saved and set to all lanes by an
+//!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64` and `ds_bpermute` only deliver the data of
+//!   lanes that execute; which source lanes were active is tested on the saved EXEC instead.
+//! * [`CollectiveStrategy::WholeWave`]: reductions, scans and segmented reductions lowered
+//!   natively for any EXEC: EXEC is saved and set to every lane (one `MInst`), inactive lanes take the
+//!   operator's identity (the interpreter's rule), the butterfly / Hillis–Steele / segmented
+//!   ladders of `qd_mir::interp::simt` run over the whole wave with the cross-lane reads of the
+//!   shuffle strategy of the target (`ds_bpermute`, the permlane64 halves on gfx1100 wave64, and a
+//!   single `v_permlane64` for the xor-32 butterfly step there), in the interpreter's exact
+//!   combination order (own value left for reductions and segmented reductions, predecessor left
+//!   for scans), and EXEC is restored at the end of that `MInst`. This is what the `expand` pass would
+//!   produce in fully active regions, so it is used everywhere (fully active or not); the result is
+//!   bit-identical to the interpreter in both cases.
+//!
+//! Ops without a strategy choice: `broadcast` is `v_readlane` into an SGPR at the first active
+//! lane's index (wrapped to the wave); `ballot` is a compare into an SGPR pair ANDed with EXEC
+//! (the high half 0 in wave32); `activemask` copies EXEC; `elect` is `v_mbcnt` of EXEC == 0;
+//! `match.*` and the votes are in `simt_coll.rs`. `subgroup.sync` emits nothing: a wave executes
+//! in lock step, every lane of the wave that is active reaches the op together, and the op has no
+//! memory ordering, so there is nothing to wait for.
+//!
+//! The saved EXEC is read only in a later `MInst` than the one that defines it: an `A::SPair` of
+//! SGPRs defined earlier in the same `MInst` is emitted as a def (copied out of the pair temporary
+//! after the step, not into it before), so such sequences must not rely on it.
+//!
+//! # Inactive lanes
+//!
+//! Results in lanes outside EXEC are not written (their registers hold whatever was there), as
+//! the contract leaves them unspecified. A shuffle whose source lane is inactive (or out of
+//! range) yields the reading lane's own value, as in the interpreter; `broadcast` reads the
+//! source lane's register whatever its activity (the interpreter's rule too), so it matches the
+//! interpreter when the source lane's register holds the value the interpreter gives it (always
+//! the case for an active source lane).
 
-use qd_mir::Inst;
+use qd_mir::types::Type;
+use qd_mir::{Imm, Inst, Opcode, Value};
+use regalloc2::VReg;
 
-use super::Lower;
+use super::{Cls, Lower, Val};
+use crate::isa::{Inst as MI, Op, Operand};
+use crate::target::Family;
+use crate::vcode::{MInst, A};
 use crate::CompileError;
 
-macro_rules! not_yet {
-    ($($name:ident),*) => {$(
-        /// Not lowered yet (a clear compile error).
-        pub(crate) fn $name(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-            Err(cx.unsupported(i, "no AMDGCN lowering yet"))
-        }
-    )*};
+pub(crate) use super::simt_coll::{collective, match_, vote};
+
+/// How a shuffle moves its data (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShuffleStrategy {
+    /// `shuffle.idx` with a uniform index: `v_readlane` and an activity test.
+    Readlane,
+    /// `ds_bpermute_b32` over the whole wave (GFX9 wave64, any wave32).
+    Bpermute,
+    /// gfx1100 wave64: `v_permlane64_b32` + two `ds_bpermute_b32` + select, whole-wave.
+    BpermuteHalves,
 }
-not_yet!(shuffle, broadcast, ballot, match_, activemask, elect, vote, collective, subgroup_sync);
+
+/// How a reduction, scan or segmented reduction is lowered (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CollectiveStrategy {
+    /// Whole-wave ladder with identity-filled inactive lanes and `ds_bpermute` reads.
+    WholeWave,
+}
+
+/// The cross-lane read primitive of this target when no special pattern applies.
+pub(crate) fn generic_route(cx: &Lower<'_>) -> ShuffleStrategy {
+    if cx.target.arch.family() == Family::Gfx11 && cx.wave64() {
+        ShuffleStrategy::BpermuteHalves
+    } else {
+        ShuffleStrategy::Bpermute
+    }
+}
+
+/// The strategy of one shuffle instruction.
+pub(crate) fn shuffle_strategy(cx: &Lower<'_>, i: Inst) -> ShuffleStrategy {
+    let op = cx.f.insts[i].opcode;
+    let lane = cx.f.args(i)[1];
+    if op == Opcode::ShuffleIdx && cx.val(lane).is_scalar() {
+        ShuffleStrategy::Readlane
+    } else {
+        generic_route(cx)
+    }
+}
+
+/// The strategy of one reduction, scan or segmented reduction.
+pub(crate) fn collective_strategy(_cx: &Lower<'_>, _i: Inst) -> CollectiveStrategy {
+    CollectiveStrategy::WholeWave
+}
+
+// ----- shared helpers ------------------------------------------------------------------------
+
+/// The VOP3 (`_e64`) template of a VOP1/VOP2/VOPC op.
+pub(crate) fn e64(cx: &Lower<'_>, op: Op) -> MI {
+    cx.mi(op, &[]).e64()
+}
+
+/// The template of `op` for this target.
+pub(crate) fn t(cx: &Lower<'_>, op: Op) -> MI {
+    cx.mi(op, &[])
+}
+
+/// Gives MIR value `v` the registers `val`, copying when `val` is not in the register class the
+/// value must have ([`Lower::cls_of`]).
+pub(crate) fn put(cx: &mut Lower<'_>, v: Value, val: Val) {
+    let want_scalar = cx.cls_of(v) == Cls::Scalar;
+    if want_scalar == val.is_scalar() {
+        cx.bind(v, val);
+    } else {
+        let d = cx.def(v);
+        cx.copy_into(d, val);
+    }
+}
+
+/// Appends `v_mbcnt` steps computing the lane index into `d` (a VGPR def of `m`).
+pub(crate) fn lane_id_steps(cx: &Lower<'_>, m: &mut MInst, d: VReg) {
+    m.step(e64(cx, Op::VMbcntLoU32B32), &[A::D(d), A::K(Operand::Int(-1)), A::K(Operand::Int(0))]);
+    if cx.wave64() {
+        m.step(e64(cx, Op::VMbcntHiU32B32), &[A::D(d), A::K(Operand::Int(-1)), A::U(d)]);
+    }
+}
+
+/// A fresh VGPR holding the lane index.
+pub(crate) fn lane_id(cx: &mut Lower<'_>) -> VReg {
+    let d = cx.new_v();
+    let mut m = MInst::new();
+    lane_id_steps(cx, &mut m, d);
+    cx.emit(m);
+    d
+}
+
+/// EXEC saved by [`whole_wave_begin`] (an SGPR pair in wave64, one SGPR in wave32).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SavedExec {
+    /// Low half (all of it in wave32).
+    pub lo: VReg,
+    /// High half (wave64).
+    pub hi: Option<VReg>,
+}
+
+impl SavedExec {
+    /// The saved mask as a lane-mask operand (`v_cndmask` e64 mask, 64-bit SALU source).
+    pub(crate) fn arg(self) -> A {
+        match self.hi {
+            Some(hi) => A::SPair(self.lo, hi),
+            None => A::U(self.lo),
+        }
+    }
+}
+
+/// Emits `s_or_saveexec` as an `MInst` of its own (EXEC saved into fresh SGPR defs, EXEC = every
+/// lane); the whole-wave body and [`whole_wave_end`] follow in the next `MInst`, which reads the
+/// saved mask as ordinary uses. Only allocator moves can come between the two, and with EXEC a
+/// superset of the lanes they would otherwise move they change nothing that is live.
+pub(crate) fn whole_wave_begin(cx: &mut Lower<'_>) -> SavedExec {
+    let lo = cx.new_s();
+    let mut m = MInst::new();
+    let saved = if cx.wave64() {
+        let hi = cx.new_s();
+        m.step(t(cx, Op::SOrSaveexecB64), &[A::SPairDef(lo, hi), A::K(Operand::Int(-1))]);
+        SavedExec { lo, hi: Some(hi) }
+    } else {
+        m.step(t(cx, Op::SOrSaveexecB32), &[A::D(lo), A::K(Operand::Int(-1))]);
+        SavedExec { lo, hi: None }
+    };
+    cx.emit(m);
+    saved
+}
+
+/// Appends the restore of EXEC saved by [`whole_wave_begin`].
+pub(crate) fn whole_wave_end(cx: &Lower<'_>, m: &mut MInst, s: SavedExec) {
+    match s.hi {
+        Some(hi) => m.step(t(cx, Op::SMovB64), &[A::K(Operand::Exec), A::SPair(s.lo, hi)]),
+        None => m.step(t(cx, Op::SMovB32), &[A::K(Operand::ExecLo), A::U(s.lo)]),
+    };
+}
+
+/// The 32-bit parts of a VGPR value as uses.
+pub(crate) fn use_parts(val: Val) -> Vec<A> {
+    match val {
+        Val::V(v) => vec![A::U(v)],
+        Val::V64(w) => vec![A::UL(w), A::UH(w)],
+        Val::S(s) => vec![A::U(s)],
+        Val::S64(lo, hi) => vec![A::U(lo), A::U(hi)],
+    }
+}
+
+/// The 32-bit parts of a value as defs.
+pub(crate) fn def_parts(val: Val) -> Vec<A> {
+    match val {
+        Val::V(v) | Val::S(v) => vec![A::D(v)],
+        Val::V64(w) => vec![A::DL(w), A::DH(w)],
+        Val::S64(lo, hi) => vec![A::D(lo), A::D(hi)],
+    }
+}
+
+/// A value of type `ty` in VGPRs (fresh registers, copied when it is in SGPRs).
+pub(crate) fn vgprs(cx: &mut Lower<'_>, v: Value) -> Val {
+    let val = cx.val(v);
+    cx.in_vgpr(val)
+}
+
+/// Scratch VGPRs of the cross-lane reads of one `MInst`, reused by every read in it (each read
+/// consumes them before the next one writes them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Temps {
+    /// A source lane.
+    pub src: VReg,
+    /// `source lane * 4`.
+    pub addr: VReg,
+    /// `(source ^ lane) & 32`.
+    pub cross: VReg,
+    /// The other half's values (`v_permlane64`).
+    pub xs: VReg,
+    /// Read from the own half.
+    pub a: VReg,
+    /// Read from the other half.
+    pub b: VReg,
+}
+
+impl Temps {
+    /// Fresh scratch registers.
+    pub(crate) fn new(cx: &mut Lower<'_>) -> Temps {
+        Temps { src: cx.new_v(), addr: cx.new_v(), cross: cx.new_v(), xs: cx.new_v(), a: cx.new_v(), b: cx.new_v() }
+    }
+}
+
+/// How a cross-lane read finds its source: the byte address `lane * 4` for `ds_bpermute`, and on
+/// gfx1100 wave64 whether the source is in the other 32-lane half.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Route {
+    /// The strategy (never `Readlane`).
+    pub how: ShuffleStrategy,
+    /// The source is exactly `lane ^ 32` (one `v_permlane64`, gfx1100 wave64 only).
+    pub swap_halves: bool,
+    /// The registers (`addr` and `cross` hold this route).
+    pub tmp: Temps,
+}
+
+/// Appends the steps computing the route to source lane `src` from lane `lane` into `tmp`.
+pub(crate) fn route(cx: &mut Lower<'_>, m: &mut MInst, how: ShuffleStrategy, src: A, lane: VReg, tmp: Temps) -> Route {
+    m.step(e64(cx, Op::VLshlrevB32), &[A::D(tmp.addr), A::K(Operand::Int(2)), src]);
+    if how == ShuffleStrategy::BpermuteHalves {
+        let c = tmp.cross;
+        m.step(e64(cx, Op::VXorB32), &[A::D(c), src, A::U(lane)]);
+        m.step(e64(cx, Op::VAndB32), &[A::D(c), A::K(Operand::Int(32)), A::U(c)]);
+    }
+    Route { how, swap_halves: false, tmp }
+}
+
+/// Appends a read of `src` (one 32-bit VGPR part) at the route's source lane into `dst` (a def
+/// part). Must run whole-wave for `BpermuteHalves` and `swap_halves` (the callers do), and may
+/// clobber VCC.
+pub(crate) fn fetch(cx: &mut Lower<'_>, m: &mut MInst, r: &Route, dst: A, src: A) {
+    if r.swap_halves {
+        m.step(t(cx, Op::VPermlane64B32), &[dst, src]);
+        return;
+    }
+    let addr = A::U(r.tmp.addr);
+    match r.how {
+        ShuffleStrategy::Bpermute | ShuffleStrategy::Readlane => {
+            m.step(t(cx, Op::DsBpermuteB32), &[dst, addr, src]);
+        }
+        ShuffleStrategy::BpermuteHalves => {
+            let Temps { xs, a, b, cross, .. } = r.tmp;
+            m.step(t(cx, Op::VPermlane64B32), &[A::D(xs), src]);
+            m.step(t(cx, Op::DsBpermuteB32), &[A::D(a), addr, src]);
+            m.step(t(cx, Op::DsBpermuteB32), &[A::D(b), addr, A::U(xs)]);
+            let vcc = A::K(cx.vcc());
+            m.step(t(cx, Op::VCmpNeU32), &[vcc, A::K(Operand::Int(0)), A::U(cross)]);
+            m.step(t(cx, Op::VCndmaskB32), &[dst, A::U(a), A::U(b), vcc]);
+        }
+    }
+}
+
+// ----- shuffles ------------------------------------------------------------------------------
+
+/// `shuffle.idx/up/down/xor`.
+pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+    let op = cx.f.insts[i].opcode;
+    let [x, d] = [cx.f.args(i)[0], cx.f.args(i)[1]];
+    let v = cx.f.inst_results(i)[0];
+    if !matches!(cx.f.value_type(x), Type::Scalar(_)) {
+        return Err(cx.unsupported(i, "shuffles move scalar values (bool, 32- and 64-bit numbers)"));
+    }
+    let xv = cx.val(x);
+    if xv.is_scalar() {
+        // Every lane, active or not, holds the same bits: any source gives the own value.
+        put(cx, v, xv);
+        return Ok(());
+    }
+    let w = cx.target.wave.lanes();
+    match shuffle_strategy(cx, i) {
+        ShuffleStrategy::Readlane => {
+            let Val::S(idx) = cx.val(d) else { return Err(cx.unsupported(i, "a 64-bit shuffle index")) };
+            shuffle_readlane(cx, v, xv, idx, w);
+            Ok(())
+        }
+        how @ (ShuffleStrategy::Bpermute | ShuffleStrategy::BpermuteHalves) => {
+            let dv = match cx.val(d) {
+                Val::S64(lo, _) => Val::S(lo),
+                Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit shuffle operand")),
+                other => other,
+            };
+            let Val::V(dv) = cx.in_vgpr(dv) else { unreachable!("in_vgpr of a 32-bit value") };
+            shuffle_bpermute(cx, op, v, xv, dv, how, w);
+            Ok(())
+        }
+    }
+}
+
+/// `shuffle.idx` with a uniform index: `r = exec[s] ? readlane(x, s) : x`.
+fn shuffle_readlane(cx: &mut Lower<'_>, v: Value, xv: Val, idx: VReg, w: u32) {
+    let s = cx.new_s();
+    let (m0, m1) = (cx.new_s(), cx.new_s());
+    let mut m = MInst::one(t(cx, Op::SAndB32), &[A::D(s), A::U(idx), A::K(Operand::imm32(w - 1))]);
+    // mask = (exec >> s) & 1 ? exec : 0, as a lane mask for v_cndmask.
+    let (b0, b1) = (cx.new_s(), cx.new_s());
+    if cx.wave64() {
+        m.step(t(cx, Op::SLshrB64), &[A::SPairDef(b0, b1), A::K(Operand::Exec), A::U(s)]);
+        m.step(t(cx, Op::SAndB32), &[A::D(b0), A::U(b0), A::K(Operand::Int(1))]);
+        m.step(t(cx, Op::SCmpLgU32), &[A::U(b0), A::K(Operand::Int(0))]);
+        m.step(t(cx, Op::SCselectB64), &[A::SPairDef(m0, m1), A::K(Operand::Exec), A::K(Operand::Int(0))]);
+    } else {
+        m.step(t(cx, Op::SLshrB32), &[A::D(b0), A::K(Operand::ExecLo), A::U(s)]);
+        m.step(t(cx, Op::SAndB32), &[A::D(b0), A::U(b0), A::K(Operand::Int(1))]);
+        m.step(t(cx, Op::SCmpLgU32), &[A::U(b0), A::K(Operand::Int(0))]);
+        m.step(t(cx, Op::SCselectB32), &[A::D(m0), A::K(Operand::ExecLo), A::K(Operand::Int(0))]);
+        m.step(t(cx, Op::SMovB32), &[A::D(m1), A::K(Operand::Int(0))]);
+    }
+    let _ = b1;
+    cx.emit(m);
+    let out = cx.fresh(cx.f.value_type(v), Cls::Vector);
+    let mask = if cx.wave64() { A::SPair(m0, m1) } else { A::U(m0) };
+    let mut m = MInst::new();
+    for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
+        let (r, rv) = (cx.new_s(), cx.new_v());
+        m.step(t(cx, Op::VReadlaneB32), &[A::D(r), src, A::U(s)]);
+        m.step(t(cx, Op::VMovB32), &[A::D(rv), A::U(r)]);
+        m.step(e64(cx, Op::VCndmaskB32), &[dst, src, A::U(rv), mask]);
+    }
+    cx.emit(m);
+    put(cx, v, out);
+}
+
+/// The shuffles through `ds_bpermute` (one `MInst`): source lane and validity, the reads, then
+/// `valid && exec[src] ? read : own`.
+fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, v: Value, xv: Val, d: VReg, how: ShuffleStrategy, w: u32) {
+    let mut m = MInst::new();
+    let lane = cx.new_v();
+    lane_id_steps(cx, &mut m, lane);
+    let (s, ok) = (cx.new_v(), cx.new_v());
+    let vcc = A::K(cx.vcc());
+    let wm1 = A::K(Operand::imm32(w - 1));
+    // s = source lane; VCC = in range.
+    match op {
+        Opcode::ShuffleIdx => {
+            m.step(e64(cx, Op::VAndB32), &[A::D(s), wm1, A::U(d)]);
+            m.step(t(cx, Op::VCmpEqU32), &[vcc, A::U(s), A::U(s)]);
+        }
+        Opcode::ShuffleUp => {
+            m.step(t(cx, Op::VSubU32), &[A::D(s), A::U(lane), A::U(d)]);
+            m.step(t(cx, Op::VCmpLeU32), &[vcc, A::U(d), A::U(lane)]);
+        }
+        Opcode::ShuffleDown => {
+            let room = cx.new_v();
+            m.step(t(cx, Op::VAddU32), &[A::D(s), A::U(lane), A::U(d)]);
+            m.step(t(cx, Op::VSubU32), &[A::D(room), wm1, A::U(lane)]);
+            m.step(t(cx, Op::VCmpLeU32), &[vcc, A::U(d), A::U(room)]);
+        }
+        _ => {
+            m.step(t(cx, Op::VXorB32), &[A::D(s), A::U(lane), A::U(d)]);
+            m.step(t(cx, Op::VCmpGeU32), &[vcc, wm1, A::U(s)]);
+        }
+    }
+    // ok = in range ? (exec >> s) & 1 : 0.
+    if cx.wave64() {
+        let sh = cx.new_w();
+        m.step(t(cx, Op::VLshrrevB64), &[A::D(sh), A::U(s), A::K(Operand::Exec)]);
+        m.step(t(cx, Op::VCndmaskB32), &[A::D(ok), A::K(Operand::Int(0)), A::UL(sh), vcc]);
+    } else {
+        let sh = cx.new_v();
+        m.step(e64(cx, Op::VLshrrevB32), &[A::D(sh), A::U(s), A::K(Operand::ExecLo)]);
+        m.step(t(cx, Op::VCndmaskB32), &[A::D(ok), A::K(Operand::Int(0)), A::U(sh), vcc]);
+    }
+    m.step(t(cx, Op::VAndB32), &[A::D(ok), A::K(Operand::Int(1)), A::U(ok)]);
+    let tmp = Temps::new(cx);
+    let r = route(cx, &mut m, how, A::U(s), lane, tmp);
+    let parts = use_parts(xv);
+    let got: Vec<VReg> = parts.iter().map(|_| cx.new_v()).collect();
+    let saved = if how == ShuffleStrategy::BpermuteHalves {
+        // The route and the activity test above were computed under the caller's EXEC.
+        cx.emit(std::mem::take(&mut m));
+        Some(whole_wave_begin(cx))
+    } else {
+        None
+    };
+    for (g, p) in got.iter().zip(&parts) {
+        fetch(cx, &mut m, &r, A::D(*g), *p);
+    }
+    if let Some(sv) = saved {
+        whole_wave_end(cx, &mut m, sv);
+    }
+    let out = cx.fresh(cx.f.value_type(v), Cls::Vector);
+    m.step(t(cx, Op::VCmpNeU32), &[vcc, A::K(Operand::Int(0)), A::U(ok)]);
+    for ((dst, own), g) in def_parts(out).into_iter().zip(parts).zip(got) {
+        m.step(t(cx, Op::VCndmaskB32), &[dst, own, A::U(g), vcc]);
+    }
+    cx.emit(m);
+    put(cx, v, out);
+}
+
+// ----- broadcast, ballots, activemask, elect, sync -----------------------------------------
+
+/// `broadcast %x, %lane`: `v_readlane` at the first active lane's index mod the wave size.
+pub(crate) fn broadcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+    let [x, l] = [cx.f.args(i)[0], cx.f.args(i)[1]];
+    let v = cx.f.inst_results(i)[0];
+    let xv = cx.val(x);
+    if xv.is_scalar() {
+        put(cx, v, xv);
+        return Ok(());
+    }
+    let lv = match cx.val(l) {
+        Val::S64(lo, _) => Val::S(lo),
+        Val::V64(w) => {
+            let s = cx.new_s();
+            cx.emit1(Op::VReadfirstlaneB32, &[A::D(s), A::UL(w)]);
+            Val::S(s)
+        }
+        other => cx.in_sgpr(other),
+    };
+    let Val::S(ls) = lv else { unreachable!("a 32-bit SGPR index") };
+    let w = cx.target.wave.lanes();
+    let s = cx.new_s();
+    cx.emit1(Op::SAndB32, &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
+    let out = cx.fresh(cx.f.value_type(v), Cls::Scalar);
+    let mut m = MInst::new();
+    for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
+        m.step(t(cx, Op::VReadlaneB32), &[dst, src, A::U(s)]);
+    }
+    cx.emit(m);
+    put(cx, v, out);
+    Ok(())
+}
+
+/// `ballot` (u64) and `ballot.first_n` (u32): the predicate compared into a lane mask, ANDed
+/// with EXEC.
+pub(crate) fn ballot(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+    let p = cx.f.args(i)[0];
+    let v = cx.f.inst_results(i)[0];
+    let (lo, hi) = (cx.new_s(), cx.new_s());
+    let pv = cx.val(p);
+    let mut m = MInst::new();
+    let zero = A::K(Operand::Int(0));
+    match pv {
+        Val::S(s) => {
+            m.step(t(cx, Op::SCmpLgU32), &[A::U(s), zero]);
+            if cx.wave64() {
+                m.step(t(cx, Op::SCselectB64), &[A::SPairDef(lo, hi), A::K(Operand::Exec), zero]);
+            } else {
+                m.step(t(cx, Op::SCselectB32), &[A::D(lo), A::K(Operand::ExecLo), zero]);
+                m.step(t(cx, Op::SMovB32), &[A::D(hi), zero]);
+            }
+        }
+        Val::V(x) => {
+            let vcc = cx.vcc();
+            m.step(t(cx, Op::VCmpNeU32), &[A::K(vcc), zero, A::U(x)]);
+            if cx.wave64() {
+                m.step(t(cx, Op::SAndB64), &[A::SPairDef(lo, hi), A::K(vcc), A::K(Operand::Exec)]);
+            } else {
+                m.step(t(cx, Op::SAndB32), &[A::D(lo), A::K(vcc), A::K(Operand::ExecLo)]);
+                m.step(t(cx, Op::SMovB32), &[A::D(hi), zero]);
+            }
+        }
+        Val::S64(..) | Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit ballot predicate")),
+    }
+    cx.emit(m);
+    if cx.f.insts[i].opcode == Opcode::BallotFirstN {
+        let Imm::Count(n) = cx.f.insts[i].imm else { return Err(cx.unsupported(i, "ballot.first_n without a count")) };
+        let n = u32::from(n).min(32);
+        let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let r = cx.new_s();
+        cx.emit1(Op::SAndB32, &[A::D(r), A::U(lo), A::K(Operand::imm32(mask))]);
+        put(cx, v, Val::S(r));
+    } else {
+        put(cx, v, Val::S64(lo, hi));
+    }
+    Ok(())
+}
+
+/// `activemask`: EXEC (u64; high half 0 in wave32).
+pub(crate) fn activemask(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+    let v = cx.f.inst_results(i)[0];
+    let (lo, hi) = (cx.new_s(), cx.new_s());
+    let mut m = MInst::one(t(cx, Op::SMovB32), &[A::D(lo), A::K(Operand::ExecLo)]);
+    let h = if cx.wave64() { Operand::ExecHi } else { Operand::Int(0) };
+    m.step(t(cx, Op::SMovB32), &[A::D(hi), A::K(h)]);
+    cx.emit(m);
+    put(cx, v, Val::S64(lo, hi));
+    Ok(())
+}
+
+/// `elect`: true on the lane with no active lane below it (`v_mbcnt` of EXEC == 0).
+pub(crate) fn elect(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+    let v = cx.f.inst_results(i)[0];
+    let (c, r) = (cx.new_v(), cx.new_v());
+    let mut m = MInst::one(e64(cx, Op::VMbcntLoU32B32), &[A::D(c), A::K(Operand::ExecLo), A::K(Operand::Int(0))]);
+    if cx.wave64() {
+        m.step(e64(cx, Op::VMbcntHiU32B32), &[A::D(c), A::K(Operand::ExecHi), A::U(c)]);
+    }
+    let vcc = A::K(cx.vcc());
+    m.step(t(cx, Op::VCmpEqU32), &[vcc, A::K(Operand::Int(0)), A::U(c)]);
+    m.step(e64(cx, Op::VCndmaskB32), &[A::D(r), A::K(Operand::Int(0)), A::K(Operand::Int(1)), vcc]);
+    cx.emit(m);
+    put(cx, v, Val::V(r));
+    Ok(())
+}
+
+/// `subgroup.sync`: nothing to emit (see the module docs).
+pub(crate) fn subgroup_sync(_cx: &mut Lower<'_>, _i: Inst) -> Result<(), CompileError> {
+    Ok(())
+}
