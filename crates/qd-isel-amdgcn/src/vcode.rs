@@ -378,8 +378,10 @@ impl VCode {
     /// empty block that jumps on, as regalloc2 requires (only jumps carry arguments). The new block is
     /// placed right after the predecessor when the edge is its fall-through, at the end otherwise.
     pub fn split_critical_edges(&mut self) {
+        let original = self.blocks.len();
+        let mut edges: Vec<(usize, usize, usize)> = Vec::new(); // (new block, pred, succ)
         let mut b = 0;
-        while b < self.blocks.len() {
+        while b < original {
             let succs = self.succs(VBlock::new(b));
             if succs.len() > 1 {
                 for (k, s) in succs.iter().enumerate() {
@@ -389,6 +391,7 @@ impl VCode {
                         let divergent = self.blocks[s.index()].divergent;
                         let args = self.blocks[b].insts.last().map(|m| m.succ_args.get(k).cloned().unwrap_or_default());
                         let n = self.new_block(format!("edge.{}.{}", b, s.index()), divergent);
+                        edges.push((n.index(), b, s.index()));
                         let mut j = MInst::new();
                         j.term = Term::Jump(*s);
                         j.succ_args = vec![args.unwrap_or_default()];
@@ -407,6 +410,17 @@ impl VCode {
             }
             b += 1;
         }
+        // Lay each new block out right before its successor when that comes after the
+        // predecessor (the predecessor's fall-through is kept), else right after the predecessor
+        // (a back edge): every block but a loop header then follows one of its predecessors, the
+        // order regalloc2's checker walks in.
+        let mut order = Vec::with_capacity(self.blocks.len());
+        for i in 0..original {
+            order.extend(edges.iter().filter(|&&(_, p, s)| s == i && p < i).map(|&(n, _, _)| VBlock::new(n)));
+            order.push(VBlock::new(i));
+            order.extend(edges.iter().filter(|&&(_, p, s)| p == i && s <= i).map(|&(n, _, _)| VBlock::new(n)));
+        }
+        self.reorder(&order);
     }
 
     /// The predecessors of a block.
