@@ -499,7 +499,10 @@ fn minst_text(m: &MInst) -> String {
     let mut parts = Vec::new();
     for s in &m.steps {
         let mut ops = Vec::new();
-        for (slot, o) in s.inst.ops().iter().enumerate() {
+        let used = (0..MAX_OPERANDS)
+            .rposition(|k| s.fills[k] != Fill::Keep || s.inst.operands[k] != Operand::None)
+            .map_or(0, |k| k + 1);
+        for (slot, o) in s.inst.operands[..used].iter().enumerate() {
             ops.push(match s.fills[slot] {
                 Fill::Keep => operand_text(*o),
                 Fill::Reg { op, part } => {

@@ -320,7 +320,6 @@ fn divergent_loop_disassembles_as_llvm_objdump_on_every_target() {
 /// inside the loop, a subgroup reduction in its body) — compiles for gfx942 to a code object
 /// that llvm-objdump-19 disassembles exactly as `qdc disasm` does (and on the other targets too).
 #[test]
-#[ignore = "needs control flow lowering (issue 4): rem, cmp, mul, subgroup.reduce and ifs without an else arm"]
 fn divergent_loop_kernel_disassembles_as_llvm_objdump() {
     let dir = scratch("loops");
     let file = path_str(&repo().join("tests/filetests/interp/loops.qdm"));
@@ -428,7 +427,7 @@ fn emit_vcode_prints_the_blocks_before_register_allocation() {
         assert_eq!(out.matches("block0 (entry):").count(), 2, "{out}");
         // Virtual registers, not physical ones, and the ops of the kernels.
         assert!(out.contains("%v") && out.contains("%s"), "{out}");
-        assert!(out.contains("GlobalLoadDword") && out.contains("DsWriteB32"), "{out}");
+        assert!(out.contains("global_load_dword") && out.contains("ds_write_b32"), "{out}");
         // Different from the final assembly.
         let asm = stdout(&compile(&[&file], t));
         assert_ne!(asm, out);
