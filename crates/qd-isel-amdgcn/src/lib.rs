@@ -51,6 +51,9 @@ pub struct AmdgcnOptions {
     pub max_sgprs: u32,
     /// Run regalloc2's SSA validator and checker on the allocation (tests turn this on).
     pub check_regalloc: bool,
+    /// Keep the VCode listing in [`CompiledKernel::vcode`] (`qdc compile --emit vcode`); off by
+    /// default, as printing it costs more than a quarter of a compile.
+    pub keep_vcode: bool,
 }
 
 /// Where the MIR came from, for the DWARF line table of the code object.
@@ -65,7 +68,7 @@ pub struct SourceFile {
 impl AmdgcnOptions {
     /// Defaults for a target: the whole register file, no checker.
     pub fn new(target: Target) -> AmdgcnOptions {
-        AmdgcnOptions { target, max_vgprs: 256, max_sgprs: 104, check_regalloc: false }
+        AmdgcnOptions { target, max_vgprs: 256, max_sgprs: 104, check_regalloc: false, keep_vcode: false }
     }
 }
 
@@ -132,7 +135,8 @@ pub struct CompiledKernel {
     pub spill_bytes_per_lane: u32,
     /// The block size the kernel was compiled for.
     pub block: [u32; 3],
-    /// The VCode before register allocation (for `qdc compile --emit vcode`).
+    /// The VCode before register allocation, when [`AmdgcnOptions::keep_vcode`] asked for it
+    /// (empty otherwise).
     pub vcode: String,
 }
 
@@ -228,7 +232,7 @@ pub fn compile_kernel_with_lines(
     let mut vcode = cx.vcode;
     vcode.reorder(&order);
     vcode.split_critical_edges();
-    let vcode_text = vcode.to_string();
+    let vcode_text = if opts.keep_vcode { vcode.to_string() } else { String::new() };
     // The fixed VGPR quad, when an instruction needs it, comes out of the VGPR budget.
     let uses_quad = vcode
         .blocks

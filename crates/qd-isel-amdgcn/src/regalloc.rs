@@ -169,6 +169,10 @@ impl Function for RaFunc<'_> {
     }
 }
 
+thread_local! {
+    static CTX: std::cell::RefCell<regalloc2::Ctx> = std::cell::RefCell::new(regalloc2::Ctx::default());
+}
+
 /// The allocation of one kernel.
 pub struct Allocated {
     /// regalloc2's output.
@@ -199,7 +203,18 @@ pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated,
     };
     let env = budget.env();
     let opts = RegallocOptions { verbose_log: false, validate_ssa: check, algorithm: regalloc2::Algorithm::Ion };
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| regalloc2::run(&func, &env, &opts)))
+    // regalloc2's working memory is kept per thread and reused by the next kernel.
+    let run = CTX
+        .with(|cell| {
+            let mut ctx = cell.borrow_mut();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                regalloc2::run_with_ctx(&func, &env, &opts, &mut ctx).cloned()
+            }));
+            if r.is_err() {
+                *ctx = regalloc2::Ctx::default();
+            }
+            r
+        })
         .map_err(|_| "internal: regalloc2 panicked on this kernel".to_string())?;
     let output = run.map_err(|e| format!("register allocation failed: {e:?}"))?;
     if check {

@@ -162,7 +162,9 @@ fn compile_one(
     // directory.
     let comp_dir = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let source = SourceFile { comp_dir, file: path.to_string() };
-    compile_kernel_with_lines(f, &AmdgcnOptions::new(target), Some(&source), &lines).map_err(|e| {
+    // The VCode listing is kept for `--emit vcode` (any emit: it is cheap next to a process).
+    let opts = AmdgcnOptions { keep_vcode: true, ..AmdgcnOptions::new(target) };
+    compile_kernel_with_lines(f, &opts, Some(&source), &lines).map_err(|e| {
         // The lowering asks for each instruction's line just before lowering it, so the last one
         // asked for is the one that failed — when the error names its op.
         let inst = last.get().filter(|&i| e.op.as_deref() == Some(f.insts[i].opcode.name()));

@@ -120,7 +120,7 @@ fn whole_wave_collective(
     let id = dom.identity();
     let w = cx.target.wave.lanes();
     // Segmented reduce: the head mask (active heads | tile starts), before going whole-wave.
-    let heads = if kind == Opcode::SegmentedReduce { Some(head_mask(cx, i, args[1], tl)?) } else { None };
+    let heads = if kind == Opcode::SegmentedReduce { Some(head_mask(cx, args[1], tl)?) } else { None };
     let saved = whole_wave_begin(cx);
     let mut m = MInst::new();
     let lane = cx.new_v();
@@ -201,10 +201,20 @@ fn whole_wave_collective(
 
 /// The segment-start mask of a segmented reduce: lanes that are active with a true head, and
 /// the first lane of every tile (lo, hi SGPRs; hi 0 in wave32).
-fn head_mask(cx: &mut Lower<'_>, i: Inst, head: qd_mir::Value, tl: u32) -> Result<(VReg, VReg), CompileError> {
+fn head_mask(cx: &mut Lower<'_>, head: qd_mir::Value, tl: u32) -> Result<(VReg, VReg), CompileError> {
     let (lo, hi) = (cx.new_s(), cx.new_s());
+    // A head is any value whose bits are not all zero; a 64-bit one folds its halves first.
     let hv = match cx.val(head) {
-        Val::V64(_) | Val::S64(..) => return Err(cx.unsupported(i, "a 64-bit head flag")),
+        Val::V64(w) => {
+            let h = cx.new_v();
+            cx.emit1(Op::VOrB32, &[A::D(h), A::UL(w), A::UH(w)]);
+            Val::V(h)
+        }
+        Val::S64(l, hh) => {
+            let h = cx.new_s();
+            cx.emit1(Op::SOrB32, &[A::D(h), A::U(l), A::U(hh)]);
+            cx.in_vgpr(Val::S(h))
+        }
         other => cx.in_vgpr(other),
     };
     let Val::V(h) = hv else { unreachable!("a VGPR head") };
