@@ -1,4 +1,4 @@
-//! Integer `div`/`rem` (truncating; `INT_MIN / -1` wraps) and float `div`/`sqrt`.
+//! Integer `div`/`rem` (truncating; `INT_MIN / -1` wraps); float `div`/`sqrt`/`rem` via `fdiv`.
 //!
 //! Division by zero faults in the interpreter; here it produces a defined value without trapping,
 //! as RISC-V does: the quotient is all ones (−1 for signed types) and the remainder is the
@@ -14,10 +14,8 @@
 //!   remainder: sign of `n`).
 //! - 64-bit: restoring long division, 64 unrolled shift-subtract steps on VGPR pairs (the bit
 //!   shifted out of the partial remainder forces the subtraction, so divisors ≥ 2^63 work).
-//! - float `div` and `sqrt` must be correctly rounded; they need the `v_div_scale`/`v_div_fmas`/
-//!   `v_div_fixup` and f64 reciprocal rows, and report a compile error until those exist.
+//! - float `div`, `sqrt` and `rem` are in `fdiv` (re-exported here for `arith`).
 
-use qd_mir::types::ScalarType;
 use qd_mir::Inst;
 use regalloc2::VReg;
 
@@ -208,20 +206,5 @@ pub(crate) fn int64(
     Ok(())
 }
 
-/// Float `div`.
-pub(crate) fn fdiv(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val, vb: Val) -> Result<(), CompileError> {
-    let _ = (ty, d, va, vb);
-    Err(cx.unsupported(
-        i,
-        "a correctly rounded float division needs v_div_scale/v_div_fmas/v_div_fixup, which this back end does not have yet",
-    ))
-}
-
-/// Float `sqrt`.
-pub(crate) fn fsqrt(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val) -> Result<(), CompileError> {
-    let _ = (ty, d, va);
-    Err(cx.unsupported(
-        i,
-        "a correctly rounded square root needs v_rsq_f64/v_div_scale rows, which this back end does not have yet",
-    ))
-}
+// The float operations live in `fdiv`; `arith` dispatches through this module.
+pub(crate) use super::fdiv::{fdiv, frem, fsqrt};
