@@ -457,3 +457,163 @@ fn inexact_transcendentals() {
     eprintln!("f64 division with inexact reciprocals: {} of {} lanes one ULP off", d.ulp_off, d.lanes);
     assert!(d.ulp_off * 50 < d.lanes, "f64 division one ULP off on {} of {} lanes", d.ulp_off, d.lanes);
 }
+
+/// Every pair of the largest and smallest magnitudes (the longest reductions: exponent gaps up
+/// to 276 for f32 and 2097 for f64), with both signs, plus exact and off-by-one-ULP multiples.
+#[test]
+fn rem_extreme_ratios() {
+    for t in [S::F32, S::F64] {
+        let (mb, eb) = if t == S::F32 { (23u32, 8u32) } else { (52, 11) };
+        let emax = (1u64 << eb) - 2;
+        let mmax = (1u64 << mb) - 1;
+        let huge =
+            [emax << mb | mmax, emax << mb, emax << mb | 1, emax << mb | mmax >> 1, (emax - 1) << mb | 0x5 << (mb - 3)];
+        let tiny = [1, 2, 3, 5, 7, mmax, mmax >> 1, 1 << mb, 1 << mb | mmax, 0x1_2345 & mmax, 1 << (mb - 1)];
+        let sign = 1u64 << (t.bits() - 1);
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for &h in &huge {
+            for &s in &tiny {
+                for sg in 0..4u64 {
+                    xs.push(h | if sg & 1 == 1 { sign } else { 0 });
+                    ys.push(s | if sg & 2 == 2 { sign } else { 0 });
+                }
+            }
+        }
+        // Multiples n·y and their neighbours.
+        for (j, &s) in tiny.iter().chain(&huge).enumerate() {
+            let y = to_f(t, s);
+            for n in [1.0, 2.0, 3.0, 1e6 + 1.0, 12345678.0] {
+                let x = from_f(t, y * n);
+                if to_f(t, x).is_finite() {
+                    for d in [0i64, 1, -1] {
+                        xs.push(x.wrapping_add_signed(d));
+                        ys.push(s | if j % 2 == 1 { sign } else { 0 });
+                    }
+                }
+            }
+        }
+        let f = kernel(&op_kernel("rem", 2, t, Form::Varying));
+        let mut tally = Tally::default();
+        for tg in targets() {
+            let mut o = AmdgcnOptions::new(tg);
+            o.check_regalloc = true;
+            let k = qd_isel_amdgcn::compile_kernel(&f, &o).unwrap_or_else(|e| panic!("{tg}: {e}"));
+            for (cx, cy) in xs.chunks(LANES).zip(ys.chunks(LANES)) {
+                let pad = |c: &[u64]| {
+                    let mut v = c.to_vec();
+                    v.resize(LANES, c[0]);
+                    v
+                };
+                let args = [buf(t, pad(cx)), buf(t, pad(cy)), buf(t, vec![0; LANES])];
+                for opts in [exact(), inexact_trans()] {
+                    compare(&f, &k, tg, &args, "rem (extreme ratios)", &opts, &mut tally);
+                }
+            }
+        }
+        assert!(xs.len() > 300, "{} pairs", xs.len());
+        eprintln!("rem {t} extreme ratios: {} pairs, {} lanes compared", xs.len(), tally.lanes);
+    }
+}
+
+/// The sequences inside divergent control flow: `rem` on some lanes, `div` and `sqrt` on the
+/// others (the allocator's whole-wave moves around the sequences' temporaries).
+#[test]
+fn in_divergent_branches() {
+    for t in [S::F32, S::F64] {
+        let f = kernel(&format!(
+            "kernel @k(%c: ptr<global, bool>, %a: ptr<global, {t}>, %b: ptr<global, {t}>, %o: ptr<global, {t}>) block({LANES}, 1, 1) grid(1, 1, 1) {{
+  %i = thread_id x : u32
+  %cp = ptr.offset %c, %i : ptr<global, bool>
+  %cv = load %cp : bool
+  %ap = ptr.offset %a, %i : ptr<global, {t}>
+  %av = load %ap : {t}
+  %bp = ptr.offset %b, %i : ptr<global, {t}>
+  %bv = load %bp : {t}
+  %r = if %cv -> ({t}) {{
+    %x = rem %av, %bv : {t}
+    yield %x
+  }} else {{
+    %y = div %av, %bv : {t}
+    %z = sqrt %y : {t}
+    yield %z
+  }}
+  %op = ptr.offset %o, %i : ptr<global, {t}>
+  store %op, %r
+  return
+}}
+"
+        ));
+        let mut r = Rng(99);
+        let mut tally = Tally::default();
+        for tg in targets() {
+            let mut o = AmdgcnOptions::new(tg);
+            o.check_regalloc = true;
+            let k = qd_isel_amdgcn::compile_kernel(&f, &o).unwrap_or_else(|e| panic!("{tg}: {e}"));
+            for round in 0..6 {
+                let cols = lanes("rem", t, 2, &mut r, round);
+                let flags: Vec<u64> = (0..LANES).map(|_| r.below(2)).collect();
+                let args =
+                    [buf(S::Bool, flags), buf(t, cols[0].clone()), buf(t, cols[1].clone()), buf(t, vec![0; LANES])];
+                compare(&f, &k, tg, &args, "rem / div+sqrt in a divergent if", &exact(), &mut tally);
+            }
+        }
+    }
+}
+
+/// f32 division uses the variant that is exact with inexact reciprocals (`div_f32_via_f64`).
+#[test]
+fn f32_division_is_computed_in_f64() {
+    let f = kernel(&op_kernel("div", 2, S::F32, Form::Varying));
+    for tg in targets() {
+        let asm = qd_isel_amdgcn::compile_kernel(&f, &AmdgcnOptions::new(tg)).expect("compiles").asm();
+        for want in ["v_rcp_f64", "v_cvt_f32_f64", "v_div_fixup_f32"] {
+            assert!(asm.contains(want), "{tg}: no {want}\n{asm}");
+        }
+        assert!(!asm.contains("v_rcp_f32"), "{tg}: the f32 reciprocal variant\n{asm}");
+    }
+}
+
+/// 32-bit integer division (`v_rcp_iflag_f32` estimate + corrections) stays exact with the
+/// reciprocal one ULP off, for random operands and divisors near powers of two.
+#[test]
+fn int32_division_with_inexact_reciprocal() {
+    let mut r = Rng(4711);
+    for t in [S::U32, S::I32] {
+        for op in ["div", "rem"] {
+            let f = kernel(&op_kernel(op, 2, t, Form::Varying));
+            let mut tally = Tally::default();
+            for tg in targets() {
+                let mut o = AmdgcnOptions::new(tg);
+                o.check_regalloc = true;
+                let k = qd_isel_amdgcn::compile_kernel(&f, &o).unwrap_or_else(|e| panic!("{tg}: {e}"));
+                for _ in 0..8 {
+                    let a: Vec<u64> = (0..LANES)
+                        .map(|j| match j % 3 {
+                            0 => r.next() & 0xFFFF_FFFF,
+                            1 => 0xFFFF_FFFF - r.below(4),
+                            _ => (r.next() & 0xFFFF_FFFF) >> r.below(32),
+                        })
+                        .collect();
+                    let b: Vec<u64> = (0..LANES)
+                        .map(|j| {
+                            let p = r.below(32);
+                            let v = match j % 4 {
+                                0 => (1u64 << p).wrapping_add(r.below(3)).wrapping_sub(1),
+                                1 => r.next() & 0xFFFF_FFFF,
+                                2 => 0xFFFF_FFFF - r.below(8),
+                                _ => (r.next() & 0xFFFF_FFFF) >> r.below(32),
+                            } & 0xFFFF_FFFF;
+                            v.max(1)
+                        })
+                        .collect();
+                    let args = [buf(t, a), buf(t, b), buf(t, vec![0; LANES])];
+                    for opts in [exact(), inexact_trans()] {
+                        compare(&f, &k, tg, &args, op, &opts, &mut tally);
+                    }
+                }
+            }
+            assert_eq!(tally.ulp_off, 0);
+        }
+    }
+}
