@@ -617,3 +617,27 @@ fn int32_division_with_inexact_reciprocal() {
         }
     }
 }
+
+/// Size of each lowering on gfx942 (instructions beyond the same kernel with an `add` / `neg`):
+/// the unrolled `fmod` is the long one (6 / 46 reduction steps of about 17 instructions).
+#[test]
+fn sequence_sizes() {
+    let count = |op: &str, n: usize, t: S| {
+        let f = kernel(&op_kernel(op, n, t, Form::Varying));
+        let asm = qd_isel_amdgcn::compile_kernel(&f, &AmdgcnOptions::new(targets()[0])).expect("compiles").asm();
+        asm.lines().filter(|l| l.trim_start().starts_with(['v', 's'])).count()
+    };
+    for (op, n, t, most) in [
+        ("div", 2, S::F32, 16),
+        ("div", 2, S::F64, 16),
+        ("sqrt", 1, S::F32, 32),
+        ("sqrt", 1, S::F64, 32),
+        ("rem", 2, S::F32, 150),
+        ("rem", 2, S::F64, 860),
+    ] {
+        let base = count(if n == 2 { "add" } else { "neg" }, n, t);
+        let extra = count(op, n, t) - base;
+        eprintln!("`{op}` {t}: {extra} instructions");
+        assert!(extra <= most, "`{op}` {t}: {extra} instructions");
+    }
+}
