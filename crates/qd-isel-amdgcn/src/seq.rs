@@ -44,7 +44,12 @@
 //! denormals flushed the f32 division would lose subnormal quotients and the intermediate
 //! remainders (LLVM toggles the mode around the sequence in that case; qd does not).
 //!
-//! Register rules (checked; violations are a [`SeqError`]): every register is a VGPR number;
+//! Each sequence is written once, as a `*_body` function over a [`Builder`] generic in the
+//! register names ([`Sink`]): the functions below run it on physical VGPRs (their tests drive
+//! the simulator directly), and instruction selection (`lower::fdiv`) runs the same body over
+//! virtual registers, as one `MInst` whose temporaries the allocator places.
+//!
+//! Register rules of the physical API (checked; violations are a [`SeqError`]): every register is a VGPR number;
 //! f64 values are pairs `v[n:n+1]` named by their first register, which must be even on GFX9;
 //! temporaries must be distinct from each other and from the sources, and pairs must not
 //! overlap; `dst` may be any register, including a source or a temporary (it is written last).
@@ -107,55 +112,153 @@ fn check_regs(target: Target, sources: &[Run], temps: &[Run]) -> Result<(), SeqE
     Ok(())
 }
 
-struct Builder {
-    target: Target,
-    out: Vec<Inst>,
+/// How a sequence names one register: `R` is the caller's register name (a VGPR number for the
+/// physical API, a virtual register for instruction selection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reg<R> {
+    /// A 32-bit VGPR.
+    One(R),
+    /// A VGPR pair, as one 64-bit operand.
+    Pair(R),
+    /// The low VGPR of a pair.
+    Lo(R),
+    /// The high VGPR of a pair.
+    Hi(R),
 }
 
-impl Builder {
-    fn new(target: Target) -> Builder {
-        Builder { target, out: Vec::new() }
+/// One operand slot of a sequence step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot<R> {
+    /// A fixed operand (constant, `vcc`), already in the template.
+    K(Operand),
+    /// A register the step reads.
+    Read(Reg<R>),
+    /// A register the step writes.
+    Write(Reg<R>),
+}
+
+/// Where a sequence's instructions go: each step is an instruction template (its fixed operands,
+/// modifiers and immediates set) and its slots in assembler order. One definition of each
+/// sequence serves the physical-register API of this module and instruction selection
+/// (`lower::fdiv`, which names virtual registers).
+pub trait Sink {
+    /// The register names.
+    type R: Copy;
+    /// Appends one step.
+    fn step(&mut self, template: Inst, slots: &[Slot<Self::R>]);
+}
+
+/// Physical VGPRs: the instructions themselves.
+struct Phys(Vec<Inst>);
+
+impl Sink for Phys {
+    type R = u16;
+    fn step(&mut self, mut template: Inst, slots: &[Slot<u16>]) {
+        for (slot, s) in slots.iter().enumerate() {
+            if let Slot::Read(r) | Slot::Write(r) = *s {
+                template.operands[slot] = match r {
+                    Reg::One(n) | Reg::Lo(n) => Operand::v(n),
+                    Reg::Pair(n) => Operand::vr(n, 2),
+                    Reg::Hi(n) => Operand::v(n + 1),
+                };
+            }
+        }
+        self.0.push(template);
+    }
+}
+
+/// Builds a sequence into a [`Sink`].
+pub struct Builder<'s, S: Sink> {
+    target: Target,
+    sink: &'s mut S,
+}
+
+// Slot constructors: read/write a VGPR, a pair, or a half of a pair.
+fn rd<R>(r: R) -> Slot<R> {
+    Slot::Read(Reg::One(r))
+}
+fn wr<R>(r: R) -> Slot<R> {
+    Slot::Write(Reg::One(r))
+}
+fn rd2<R>(r: R) -> Slot<R> {
+    Slot::Read(Reg::Pair(r))
+}
+fn wr2<R>(r: R) -> Slot<R> {
+    Slot::Write(Reg::Pair(r))
+}
+fn rdlo<R>(r: R) -> Slot<R> {
+    Slot::Read(Reg::Lo(r))
+}
+fn wrlo<R>(r: R) -> Slot<R> {
+    Slot::Write(Reg::Lo(r))
+}
+fn rdhi<R>(r: R) -> Slot<R> {
+    Slot::Read(Reg::Hi(r))
+}
+fn wrhi<R>(r: R) -> Slot<R> {
+    Slot::Write(Reg::Hi(r))
+}
+fn k<R>(o: Operand) -> Slot<R> {
+    Slot::K(o)
+}
+
+impl<'s, S: Sink> Builder<'s, S> {
+    /// A builder for `target` appending to `sink`.
+    pub fn new(target: Target, sink: &'s mut S) -> Self {
+        Builder { target, sink }
     }
 
-    fn vcc(&self) -> Operand {
-        match self.target.wave {
+    fn vcc(&self) -> Slot<S::R> {
+        Slot::K(match self.target.wave {
             WaveSize::W64 => Operand::Vcc,
             WaveSize::W32 => Operand::VccLo,
-        }
+        })
     }
 
-    fn op(&mut self, op: Op, ops: &[Operand]) -> &mut Inst {
-        self.out.push(Inst::new_for(self.target, op, ops));
-        self.out.last_mut().expect("just pushed")
+    fn template(&self, op: Op, slots: &[Slot<S::R>]) -> Inst {
+        let ops: Vec<Operand> = slots.iter().map(|s| if let Slot::K(o) = s { *o } else { Operand::None }).collect();
+        Inst::new_for(self.target, op, &ops)
+    }
+
+    fn op(&mut self, op: Op, slots: &[Slot<S::R>]) {
+        let t = self.template(op, slots);
+        self.sink.step(t, slots);
     }
 
     /// An op with source `neg` modifier bits.
-    fn neg(&mut self, op: Op, ops: &[Operand], neg: u8) {
-        let i = self.op(op, ops);
-        i.mods = Mods { neg, ..Mods::default() };
+    fn neg(&mut self, op: Op, slots: &[Slot<S::R>], neg: u8) {
+        let mut t = self.template(op, slots);
+        t.mods = Mods { neg, ..Mods::default() };
+        self.sink.step(t, slots);
+    }
+
+    /// An op in the VOP3 encoding.
+    fn e64(&mut self, op: Op, slots: &[Slot<S::R>]) {
+        let t = self.template(op, slots).e64();
+        self.sink.step(t, slots);
+    }
+
+    /// `s_nop imm` (GFX9 wait states).
+    fn nop(&mut self, imm: i32) {
+        self.sink.step(Inst::new_for(self.target, Op::SNop, &[]).imm(imm), &[]);
     }
 
     /// GFX11: wait for outstanding VALU results (the transcendental-use hazard, §11.1 row 13).
     fn trans_wait(&mut self) {
         if self.target.family() == Family::Gfx11 {
-            self.op(Op::SWaitcntDepctr, &[]).imm = 0x0FFF;
+            self.sink.step(Inst::new_for(self.target, Op::SWaitcntDepctr, &[]).imm(0x0FFF), &[]);
         }
-    }
-
-    fn finish(self) -> Result<Vec<Inst>, SeqError> {
-        for i in &self.out {
-            i.check(self.target).map_err(|e| err(e.to_string()))?;
-        }
-        Ok(self.out)
     }
 }
 
-fn v(n: u16) -> Operand {
-    Operand::v(n)
-}
-
-fn v2(n: u16) -> Operand {
-    Operand::vr(n, 2)
+/// Runs a body on physical registers and checks every instruction for the target.
+fn phys(target: Target, body: impl FnOnce(&mut Builder<'_, Phys>)) -> Result<Vec<Inst>, SeqError> {
+    let mut sink = Phys(Vec::new());
+    body(&mut Builder::new(target, &mut sink));
+    for i in &sink.0 {
+        i.check(target).map_err(|e| err(e.to_string()))?;
+    }
+    Ok(sink.0)
 }
 
 /// `dst = a / b` in f32, correctly rounded (IEEE-754 round to nearest even, subnormals kept).
@@ -165,23 +268,26 @@ pub fn div_f32(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 5]) -> Resul
     let run = |first, what| Run { first, len: 1, what };
     check_regs(target, &[run(a, "a"), run(b, "b")], &tmp.map(|t| run(t, "temporary")))?;
     check_regs(target, &[run(dst, "dst")], &[])?;
+    phys(target, |s| div_f32_body(s, dst, a, b, tmp))
+}
+
+/// The body of [`div_f32`] over any register names (`tmp`: five 32-bit temporaries).
+pub fn div_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 5]) {
     let [d, r, n, q, e] = tmp;
-    let mut s = Builder::new(target);
     let vcc = s.vcc();
-    s.op(Op::VDivScaleF32, &[v(d), vcc, v(b), v(b), v(a)]);
-    s.op(Op::VRcpF32, &[v(r), v(d)]);
-    s.op(Op::VDivScaleF32, &[v(n), vcc, v(a), v(b), v(a)]);
+    s.op(Op::VDivScaleF32, &[wr(d), vcc, rd(b), rd(b), rd(a)]);
+    s.op(Op::VRcpF32, &[wr(r), rd(d)]);
+    s.op(Op::VDivScaleF32, &[wr(n), vcc, rd(a), rd(b), rd(a)]);
     s.trans_wait();
-    let one = Operand::Float(InlineFloat::One);
-    s.neg(Op::VFmaF32, &[v(q), v(d), v(r), one], 1); // e = 1 − d·r
-    s.op(Op::VFmaF32, &[v(r), v(q), v(r), v(r)]); // r = r + e·r
-    s.op(Op::VMulF32, &[v(q), v(n), v(r)]); // q = n·r
-    s.neg(Op::VFmaF32, &[v(e), v(d), v(q), v(n)], 1); // rem = n − d·q
-    s.op(Op::VFmaF32, &[v(q), v(e), v(r), v(q)]); // q = q + rem·r
-    s.neg(Op::VFmaF32, &[v(d), v(d), v(q), v(n)], 1); // rem = n − d·q
-    s.op(Op::VDivFmasF32, &[v(d), v(d), v(r), v(q)]);
-    s.op(Op::VDivFixupF32, &[v(dst), v(d), v(b), v(a)]);
-    s.finish()
+    let one = k(Operand::Float(InlineFloat::One));
+    s.neg(Op::VFmaF32, &[wr(q), rd(d), rd(r), one], 1); // e = 1 − d·r
+    s.op(Op::VFmaF32, &[wr(r), rd(q), rd(r), rd(r)]); // r = r + e·r
+    s.op(Op::VMulF32, &[wr(q), rd(n), rd(r)]); // q = n·r
+    s.neg(Op::VFmaF32, &[wr(e), rd(d), rd(q), rd(n)], 1); // rem = n − d·q
+    s.op(Op::VFmaF32, &[wr(q), rd(e), rd(r), rd(q)]); // q = q + rem·r
+    s.neg(Op::VFmaF32, &[wr(d), rd(d), rd(q), rd(n)], 1); // rem = n − d·q
+    s.op(Op::VDivFmasF32, &[wr(d), rd(d), rd(r), rd(q)]);
+    s.op(Op::VDivFixupF32, &[wr(dst), rd(d), rd(b), rd(a)]);
 }
 
 /// `dst = a / b` in f32, correctly rounded, computed in f64: `y = rcp_f64(b)`, one Newton step,
@@ -199,25 +305,29 @@ pub fn div_f32_via_f64(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 4]) 
     let temps = tmp.map(|t| Run { first: t, len: 2, what: "temporary" });
     check_regs(target, &[one_reg(a, "a"), one_reg(b, "b")], &temps)?;
     check_regs(target, &[one_reg(dst, "dst")], &[])?;
+    phys(target, |s| div_f32_via_f64_body(s, dst, a, b, tmp))
+}
+
+/// The body of [`div_f32_via_f64`] over any register names (`dst`, `a`, `b` 32-bit; `tmp` four
+/// pairs).
+pub fn div_f32_via_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
     let [wa, wb, y, t] = tmp;
-    let mut s = Builder::new(target);
-    let one = Operand::Float(InlineFloat::One);
-    s.op(Op::VCvtF64F32, &[v2(wa), v(a)]);
-    s.op(Op::VCvtF64F32, &[v2(wb), v(b)]);
-    s.op(Op::VRcpF64, &[v2(y), v2(wb)]);
+    let one = k(Operand::Float(InlineFloat::One));
+    s.op(Op::VCvtF64F32, &[wr2(wa), rd(a)]);
+    s.op(Op::VCvtF64F32, &[wr2(wb), rd(b)]);
+    s.op(Op::VRcpF64, &[wr2(y), rd2(wb)]);
     s.trans_wait();
     if s.target.family() == Family::Gfx9 {
         // gfx942 §11.1 row 13: a transcendental result read by the next VALU needs one state.
-        s.op(Op::SNop, &[]).imm = 0;
+        s.nop(0);
     }
-    s.neg(Op::VFmaF64, &[v2(t), v2(wb), v2(y), one], 1); // e = 1 − b·y
-    s.op(Op::VFmaF64, &[v2(y), v2(y), v2(t), v2(y)]); // y = y + y·e
-    s.op(Op::VMulF64, &[v2(t), v2(wa), v2(y)]); // q = a·y
-    s.neg(Op::VFmaF64, &[v2(wa), v2(wb), v2(t), v2(wa)], 1); // rem = a − b·q
-    s.op(Op::VFmaF64, &[v2(t), v2(wa), v2(y), v2(t)]); // q = q + rem·y
-    s.op(Op::VCvtF32F64, &[v(t), v2(t)]);
-    s.op(Op::VDivFixupF32, &[v(dst), v(t), v(b), v(a)]);
-    s.finish()
+    s.neg(Op::VFmaF64, &[wr2(t), rd2(wb), rd2(y), one], 1); // e = 1 − b·y
+    s.op(Op::VFmaF64, &[wr2(y), rd2(y), rd2(t), rd2(y)]); // y = y + y·e
+    s.op(Op::VMulF64, &[wr2(t), rd2(wa), rd2(y)]); // q = a·y
+    s.neg(Op::VFmaF64, &[wr2(wa), rd2(wb), rd2(t), rd2(wa)], 1); // rem = a − b·q
+    s.op(Op::VFmaF64, &[wr2(t), rd2(wa), rd2(y), rd2(t)]); // q = q + rem·y
+    s.op(Op::VCvtF32F64, &[wrlo(t), rd2(t)]);
+    s.op(Op::VDivFixupF32, &[wr(dst), rdlo(t), rd(b), rd(a)]);
 }
 
 /// `dst = a / b` in f64, correctly rounded.
@@ -228,61 +338,65 @@ pub fn div_f64(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 4]) -> Resul
     let run = |first, what| Run { first, len: 2, what };
     check_regs(target, &[run(a, "a"), run(b, "b")], &tmp.map(|t| run(t, "temporary")))?;
     check_regs(target, &[run(dst, "dst")], &[])?;
-    let [d, r, n, q] = tmp;
-    let mut s = Builder::new(target);
-    let vcc = s.vcc();
-    let one = Operand::Float(InlineFloat::One);
-    s.op(Op::VDivScaleF64, &[v2(d), vcc, v2(b), v2(b), v2(a)]);
-    s.op(Op::VRcpF64, &[v2(r), v2(d)]);
-    s.op(Op::VDivScaleF64, &[v2(n), vcc, v2(a), v2(b), v2(a)]);
-    s.trans_wait();
-    for _ in 0..2 {
-        s.neg(Op::VFmaF64, &[v2(q), v2(d), v2(r), one], 1); // e = 1 − d·r
-        s.op(Op::VFmaF64, &[v2(r), v2(r), v2(q), v2(r)]); // r = r + r·e
-    }
-    s.op(Op::VMulF64, &[v2(q), v2(n), v2(r)]); // q = n·r
-    s.neg(Op::VFmaF64, &[v2(d), v2(d), v2(q), v2(n)], 1); // rem = n − d·q
-    s.op(Op::VDivFmasF64, &[v2(d), v2(d), v2(r), v2(q)]);
-    s.op(Op::VDivFixupF64, &[v2(dst), v2(d), v2(b), v2(a)]);
-    s.finish()
+    phys(target, |s| div_f64_body(s, dst, a, b, tmp))
 }
 
-/// The f64 square-root body: `dst = sqrt(x)` with the register roles of [`sqrt_f64`].
-fn sqrt_f64_into(s: &mut Builder, dst: u16, x: u16, tmp: [u16; 4], k: u16) {
+/// The body of [`div_f64`] over any register names (every one a pair).
+pub fn div_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
+    let [d, r, n, q] = tmp;
+    let vcc = s.vcc();
+    let one = k(Operand::Float(InlineFloat::One));
+    s.op(Op::VDivScaleF64, &[wr2(d), vcc, rd2(b), rd2(b), rd2(a)]);
+    s.op(Op::VRcpF64, &[wr2(r), rd2(d)]);
+    s.op(Op::VDivScaleF64, &[wr2(n), vcc, rd2(a), rd2(b), rd2(a)]);
+    s.trans_wait();
+    for _ in 0..2 {
+        s.neg(Op::VFmaF64, &[wr2(q), rd2(d), rd2(r), one], 1); // e = 1 − d·r
+        s.op(Op::VFmaF64, &[wr2(r), rd2(r), rd2(q), rd2(r)]); // r = r + r·e
+    }
+    s.op(Op::VMulF64, &[wr2(q), rd2(n), rd2(r)]); // q = n·r
+    s.neg(Op::VFmaF64, &[wr2(d), rd2(d), rd2(q), rd2(n)], 1); // rem = n − d·q
+    s.op(Op::VDivFmasF64, &[wr2(d), rd2(d), rd2(r), rd2(q)]);
+    s.op(Op::VDivFixupF64, &[wr2(dst), rd2(d), rd2(b), rd2(a)]);
+}
+
+/// The body of [`sqrt_f64`] over any register names: `dst`, `x` and `tmp` pairs, `kr` a 32-bit
+/// temporary.
+pub fn sqrt_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
     let [g, t, xs, h] = tmp;
     let vcc = s.vcc();
-    let half = Operand::Float(InlineFloat::Half);
+    let half = k(Operand::Float(InlineFloat::Half));
+    let int = |i| k(Operand::Int(i));
     // g = 2^-767 (0x10000000_00000000); VCC = x < 2^-767.
-    s.op(Op::VMovB32, &[v(g), Operand::Int(0)]);
-    s.op(Op::VBfrevB32, &[v(g + 1), Operand::Int(8)]);
-    s.op(Op::VCmpGtF64, &[vcc, v2(g), v2(x)]);
+    s.op(Op::VMovB32, &[wrlo(g), int(0)]);
+    s.op(Op::VBfrevB32, &[wrhi(g), int(8)]);
+    s.op(Op::VCmpGtF64, &[vcc, rd2(g), rd2(x)]);
     if s.target.family() == Family::Gfx9 {
         // gfx942 §11.1 row 9: a VALU reads VCC two wait states after a VALU wrote it.
-        s.op(Op::SNop, &[]).imm = 1;
+        s.nop(1);
     }
     // t.lo = 256 or 0; k = −128 or 0.
-    let sel = s.op(Op::VCndmaskB32, &[v(t), Operand::Int(0), Operand::Int(1), vcc]);
-    *sel = sel.e64();
-    s.op(Op::VLshlrevB32, &[v(t), Operand::Int(8), v(t)]);
-    s.op(Op::VLshrrevB32, &[v(k), Operand::Int(1), v(t)]);
-    s.op(Op::VSubU32, &[v(k), Operand::Int(0), v(k)]);
-    s.op(Op::VLdexpF64, &[v2(xs), v2(x), v(t)]); // x' = x·2^(256 or 0)
-    s.op(Op::VRsqF64, &[v2(h), v2(xs)]); // y ≈ 1/sqrt(x')
-    s.op(Op::VMovB32, &[v(g), Operand::Literal(0x260)]);
-    s.op(Op::VCmpClassF64, &[vcc, v2(xs), v(g)]); // x' ∈ {±0, +∞}
+    s.e64(Op::VCndmaskB32, &[wrlo(t), int(0), int(1), vcc]);
+    s.op(Op::VLshlrevB32, &[wrlo(t), int(8), rdlo(t)]);
+    s.op(Op::VLshrrevB32, &[wr(kr), int(1), rdlo(t)]);
+    s.op(Op::VSubU32, &[wr(kr), int(0), rd(kr)]);
+    s.op(Op::VLdexpF64, &[wr2(xs), rd2(x), rdlo(t)]); // x' = x·2^(256 or 0)
+    s.op(Op::VRsqF64, &[wr2(h), rd2(xs)]); // y ≈ 1/sqrt(x')
+    s.op(Op::VMovB32, &[wrlo(g), k(Operand::Literal(0x260))]);
+    s.op(Op::VCmpClassF64, &[vcc, rd2(xs), rdlo(g)]); // x' ∈ {±0, +∞}
     s.trans_wait();
-    s.op(Op::VMulF64, &[v2(g), v2(xs), v2(h)]); // g = x'·y
-    s.op(Op::VMulF64, &[v2(h), v2(h), half]); // h = y/2
-    s.neg(Op::VFmaF64, &[v2(t), v2(h), v2(g), half], 1); // r = ½ − h·g
-    s.op(Op::VFmaF64, &[v2(g), v2(g), v2(t), v2(g)]); // g = g + g·r
-    s.op(Op::VFmaF64, &[v2(h), v2(h), v2(t), v2(h)]); // h = h + h·r
+    s.op(Op::VMulF64, &[wr2(g), rd2(xs), rd2(h)]); // g = x'·y
+    s.op(Op::VMulF64, &[wr2(h), rd2(h), half]); // h = y/2
+    s.neg(Op::VFmaF64, &[wr2(t), rd2(h), rd2(g), half], 1); // r = ½ − h·g
+    s.op(Op::VFmaF64, &[wr2(g), rd2(g), rd2(t), rd2(g)]); // g = g + g·r
+    s.op(Op::VFmaF64, &[wr2(h), rd2(h), rd2(t), rd2(h)]); // h = h + h·r
     for _ in 0..2 {
-        s.neg(Op::VFmaF64, &[v2(t), v2(g), v2(g), v2(xs)], 1); // d = x' − g²
-        s.op(Op::VFmaF64, &[v2(g), v2(t), v2(h), v2(g)]); // g = g + d·h
+        s.neg(Op::VFmaF64, &[wr2(t), rd2(g), rd2(g), rd2(xs)], 1); // d = x' − g²
+        s.op(Op::VFmaF64, &[wr2(g), rd2(t), rd2(h), rd2(g)]); // g = g + d·h
     }
-    s.op(Op::VLdexpF64, &[v2(g), v2(g), v(k)]);
-    s.op(Op::VCndmaskB32, &[v(dst), v(g), v(xs), vcc]);
-    s.op(Op::VCndmaskB32, &[v(dst + 1), v(g + 1), v(xs + 1), vcc]);
+    s.op(Op::VLdexpF64, &[wr2(g), rd2(g), rd(kr)]);
+    s.op(Op::VCndmaskB32, &[wrlo(dst), rdlo(g), rdlo(xs), vcc]);
+    s.op(Op::VCndmaskB32, &[wrhi(dst), rdhi(g), rdhi(xs), vcc]);
 }
 
 /// `dst = sqrt(x)` in f64, correctly rounded (NaN for negative inputs and NaN, ±0 and +∞ kept).
@@ -295,9 +409,7 @@ pub fn sqrt_f64(target: Target, dst: u16, x: u16, tmp: [u16; 4], k: u16) -> Resu
     temps.push(Run { first: k, len: 1, what: "k" });
     check_regs(target, &[pair(x, "x")], &temps)?;
     check_regs(target, &[pair(dst, "dst")], &[])?;
-    let mut s = Builder::new(target);
-    sqrt_f64_into(&mut s, dst, x, tmp, k);
-    s.finish()
+    phys(target, |s| sqrt_f64_body(s, dst, x, tmp, k))
 }
 
 /// `dst = sqrt(x)` in f32, correctly rounded: the f64 sequence on the widened input.
@@ -310,11 +422,14 @@ pub fn sqrt_f32(target: Target, dst: u16, x: u16, tmp: [u16; 4], k: u16) -> Resu
     temps.push(Run { first: k, len: 1, what: "k" });
     check_regs(target, &[Run { first: x, len: 1, what: "x" }], &temps)?;
     check_regs(target, &[Run { first: dst, len: 1, what: "dst" }], &[])?;
-    let mut s = Builder::new(target);
+    phys(target, |s| sqrt_f32_body(s, dst, x, tmp, k))
+}
+
+/// The body of [`sqrt_f32`] over any register names (`dst`, `x`, `kr` 32-bit; `tmp` pairs).
+pub fn sqrt_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
     // The widened input lives in tmp[3] (written again only after the body last reads x) and
     // the f64 result in tmp[0].
-    s.op(Op::VCvtF64F32, &[v2(tmp[3]), v(x)]);
-    sqrt_f64_into(&mut s, tmp[0], tmp[3], tmp, k);
-    s.op(Op::VCvtF32F64, &[v(dst), v2(tmp[0])]);
-    s.finish()
+    s.op(Op::VCvtF64F32, &[wr2(tmp[3]), rd(x)]);
+    sqrt_f64_body(s, tmp[0], tmp[3], tmp, kr);
+    s.op(Op::VCvtF32F64, &[wr(dst), rd2(tmp[0])]);
 }

@@ -13,7 +13,7 @@ mod lower_util;
 use lower_util::*;
 use qd_isel_amdgcn::runner;
 use qd_isel_amdgcn::sim::SimOptions;
-use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, CompiledKernel, Target};
+use qd_isel_amdgcn::{CompiledKernel, Target};
 use qd_mir::interp::{ArgValue, Buffer, RunConfig};
 use qd_mir::{Function, ScalarType as S};
 
@@ -624,20 +624,6 @@ fn constants_of_every_type() {
                 let k = compile_for(&f, tg);
                 compare(&f, &k, tg, &[zeros(t)], "const");
             }
-        }
-    }
-}
-
-/// What has no lowering is a compile error naming the op, the type and the target.
-#[test]
-fn unsupported_is_a_compile_error() {
-    for t in FLOATS {
-        let f = kernel(&op_kernel("rem %x0, %x1", &[t, t], t, Form::Varying));
-        for tg in targets() {
-            let e = compile_kernel(&f, &AmdgcnOptions::new(tg)).expect_err("float rem has no lowering");
-            assert_eq!(e.op.as_deref(), Some("rem"), "{e}");
-            assert_eq!(e.ty.as_deref(), Some(t.to_string().as_str()), "{e}");
-            assert_eq!(e.target, tg.to_string(), "{e}");
         }
     }
 }

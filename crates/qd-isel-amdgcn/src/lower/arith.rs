@@ -20,8 +20,7 @@
 //! - f64 `sub` is `v_add_f64` with the negate modifier, whose NaN sign is then restored (x86 and
 //!   the MIR return the subtrahend's NaN unnegated).
 //!
-//! Float `rem` (an exact `fmod`) needs a data-dependent loop and is a compile error until the
-//! back end has one here.
+//! Float `rem` (an exact `fmod`, unrolled) is in `fdiv`, reached through `divide`.
 
 use qd_mir::eval::{BinOp, UnOp};
 use qd_mir::types::{AddrSpace, ScalarType, Type};
@@ -479,7 +478,7 @@ fn int64_binary(
     Ok(())
 }
 
-/// Float `add sub mul div min max` (`rem` is a compile error: see the module doc).
+/// Float `add sub mul div rem min max` (`div`/`rem` in `fdiv`).
 fn float_binary(
     cx: &mut Lower<'_>,
     i: Inst,
@@ -492,7 +491,7 @@ fn float_binary(
     let f64_ = ty == ScalarType::F64;
     match op {
         BinOp::Div => return divide::fdiv(cx, i, ty, d, va, vb),
-        BinOp::Rem => return Err(cx.unsupported(i, "float `rem` (an exact fmod) needs a loop; no AMDGCN lowering yet")),
+        BinOp::Rem => return divide::frem(cx, i, ty, d, va, vb),
         BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
             return Err(cx.unsupported(i, "not defined on floats"))
         }

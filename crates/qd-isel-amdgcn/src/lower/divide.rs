@@ -1,4 +1,4 @@
-//! Integer `div`/`rem` (truncating; `INT_MIN / -1` wraps) and float `div`/`sqrt`.
+//! Integer `div`/`rem` (truncating; `INT_MIN / -1` wraps); float `div`/`sqrt`/`rem` via `fdiv`.
 //!
 //! Division by zero faults in the interpreter; here it produces a defined value without trapping,
 //! as RISC-V does: the quotient is all ones (−1 for signed types) and the remainder is the
@@ -6,18 +6,22 @@
 //!
 //! - 32-bit (uniform operands too: the SALU has no reciprocal, so the VALU computes and
 //!   `v_readfirstlane` brings the result back): the reciprocal-estimate sequence — `z ≈ 2^32/d`
-//!   from `v_rcp_f32` of `v_cvt_f32_u32(d)` scaled by `0x4F7FFFFE` (just under 2^32, so `z`
-//!   never overestimates), one Newton step in integers (`z += mulhi(z, -d·z)`), `q = mulhi(n, z)`,
-//!   `r = n - q·d`, and two conditional corrections `r ≥ d → q += 1, r -= d`. The estimate is
-//!   within two of the quotient for every input, including the hardware's 1-ulp `v_rcp_f32`.
+//!   from `v_rcp_iflag_f32` (the reciprocal meant for integer division: the same ≈1 ULP
+//!   estimate, signalling no float exceptions) of `v_cvt_f32_u32(d)`, scaled by `0x4F7FFFF8`
+//!   (2^32 − 2048 = 2^32·(1 − 2^−21)), one Newton step in integers (`z += mulhi(z, −d·z)`),
+//!   `q = mulhi(n, z)`, `r = n − q·d`, and two conditional corrections `r ≥ d → q += 1,
+//!   r −= d`. The Newton step needs `z ≤ 2^32/d` (else `−d·z` wraps and `z` doubles): the
+//!   reciprocal's error (up to 1.5 ULP, 1.5·2^−23, as the simulator's `trans_ulp` models) plus
+//!   the roundings of the conversion and the product (2^−24 each) stay below the 2^−21 margin,
+//!   whereas LLVM's `0x4F7FFFFE` (a 2^−23 margin) overestimates with a reciprocal 1 ULP above the
+//!   correctly rounded one (`d = 3`). From `z ≥ (2^32/d)(1 − 2^−20)` the step gives
+//!   `2^32/d − 1 − 2^−8/d ≤ z' ≤ 2^32/d`, so `q` is the quotient or up to two below it.
 //!   Signed division runs on magnitudes and fixes the signs (quotient: sign of `n ^ d`,
 //!   remainder: sign of `n`).
 //! - 64-bit: restoring long division, 64 unrolled shift-subtract steps on VGPR pairs (the bit
 //!   shifted out of the partial remainder forces the subtraction, so divisors ≥ 2^63 work).
-//! - float `div` and `sqrt` must be correctly rounded; they need the `v_div_scale`/`v_div_fmas`/
-//!   `v_div_fixup` and f64 reciprocal rows, and report a compile error until those exist.
+//! - float `div`, `sqrt` and `rem` are in `fdiv` (re-exported here for `arith`).
 
-use qd_mir::types::ScalarType;
 use qd_mir::Inst;
 use regalloc2::VReg;
 
@@ -33,8 +37,8 @@ fn udiv32(cx: &mut Lower<'_>, n: VReg, d: VReg) -> (VReg, VReg) {
     let (q, r) = (cx.new_v(), cx.new_v());
     let (f, z, nd, t, u) = (cx.new_v(), cx.new_v(), cx.new_v(), cx.new_v(), cx.new_v());
     let mut m = MInst::one(cx.mi(Op::VCvtF32U32, &[]), &[A::T(f), A::U(d)]);
-    m.step(cx.mi(Op::VRcpF32, &[]), &[A::T(f), A::U(f)]);
-    m.step(cx.mi(Op::VMulF32, &[]), &[A::T(f), k(0x4F7F_FFFE), A::U(f)]);
+    m.step(cx.mi(Op::VRcpIflagF32, &[]), &[A::T(f), A::U(f)]);
+    m.step(cx.mi(Op::VMulF32, &[]), &[A::T(f), k(0x4F7F_FFF8), A::U(f)]);
     m.step(cx.mi(Op::VCvtU32F32, &[]), &[A::T(z), A::U(f)]);
     m.step(cx.mi(Op::VSubU32, &[]), &[A::T(nd), k(0), A::U(d)]);
     m.step(cx.mi(Op::VMulLoU32, &[]), &[A::T(t), A::U(nd), A::U(z)]);
@@ -208,20 +212,5 @@ pub(crate) fn int64(
     Ok(())
 }
 
-/// Float `div`.
-pub(crate) fn fdiv(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val, vb: Val) -> Result<(), CompileError> {
-    let _ = (ty, d, va, vb);
-    Err(cx.unsupported(
-        i,
-        "a correctly rounded float division needs v_div_scale/v_div_fmas/v_div_fixup, which this back end does not have yet",
-    ))
-}
-
-/// Float `sqrt`.
-pub(crate) fn fsqrt(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val) -> Result<(), CompileError> {
-    let _ = (ty, d, va);
-    Err(cx.unsupported(
-        i,
-        "a correctly rounded square root needs v_rsq_f64/v_div_scale rows, which this back end does not have yet",
-    ))
-}
+// The float operations live in `fdiv`; `arith` dispatches through this module.
+pub(crate) use super::fdiv::{fdiv, frem, fsqrt};

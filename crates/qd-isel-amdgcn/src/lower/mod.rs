@@ -15,6 +15,7 @@ pub(crate) mod arith;
 pub(crate) mod control;
 pub(crate) mod convert;
 pub(crate) mod divide;
+pub(crate) mod fdiv;
 pub(crate) mod index;
 pub(crate) mod memory;
 pub(crate) mod simt;
