@@ -142,6 +142,16 @@ if [ "$bad" -ne 0 ] || [ "$ok" -eq 0 ]; then
 fi
 echo "test result: ok. $ok passed; 0 failed (qd-lib algorithm kernels through ptxas and spirv-val)" >> /tmp/qd-test.log
 
+# The AMDGCN back end on the wave simulator: qd-lib's whole suite (device-wide algorithms
+# included) on the four simulated devices, compiled by qd-isel-amdgcn and run with the
+# simulator's hazard and memory-wait checkers on.
+step "qd-lib suite on the simulated AMD devices"
+QD_TEST_DEVICES=sim-gfx942,sim-gfx90a,sim-gfx1100,sim-gfx1100-w32 \
+  cargo test --quiet -p qd-lib --test suite -- --nocapture > /tmp/qd-test-sim.log 2>&1 \
+  || { cat /tmp/qd-test-sim.log; exit 1; }
+grep -E 'device sim|test result' /tmp/qd-test-sim.log
+grep 'test result' /tmp/qd-test-sim.log >> /tmp/qd-test.log
+
 # lavapipe's subgroup size is read once, when the driver loads: 4, 8 and 16 come from
 # LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 in separate processes. The corpus (and qd-rt's vulkan
 # tests) run again under each; a width the CPU cannot give is reported as skipped with the reason.

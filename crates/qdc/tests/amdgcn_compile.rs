@@ -532,3 +532,31 @@ fn help_lists_the_amdgcn_targets() {
     );
     assert!(help.contains("GFX: gfx90a | gfx942 | gfx1100"), "{help}");
 }
+
+/// Every kernel of the interpreter and pass filetests, on every target: the code object
+/// disassembles with llvm-objdump-19 exactly as `qdc disasm` lists it and as `--emit asm` printed
+/// it (the "every code object qd emits passes llvm-objdump-19").
+#[test]
+fn every_filetest_kernel_disassembles_as_llvm_objdump_on_every_target() {
+    let dir = scratch("corpus-objdump");
+    let mut kernels = 0;
+    let mut compared = 0;
+    for sub in ["interp", "opt"] {
+        let folder = repo().join("tests/filetests").join(sub);
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(&folder).expect("filetests").map(|e| e.expect("entry").path()).collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "qdm")) {
+            let text = std::fs::read_to_string(f).expect("read");
+            let file = path_str(f);
+            for name in text.lines().filter_map(|l| l.strip_prefix("kernel @")).map(|l| l.split('(').next().unwrap_or("")) {
+                kernels += 1;
+                for t in &TARGETS {
+                    compared += obj_matches_asm_and_objdump(&dir, &file, name, t);
+                }
+            }
+        }
+    }
+    assert!(kernels > 20, "the filetests have kernels");
+    println!("{kernels} filetest kernels on 4 targets: {compared} instructions identical");
+}
