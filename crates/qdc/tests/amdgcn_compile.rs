@@ -549,7 +549,9 @@ fn every_filetest_kernel_disassembles_as_llvm_objdump_on_every_target() {
         for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "qdm")) {
             let text = std::fs::read_to_string(f).expect("read");
             let file = path_str(f);
-            for name in text.lines().filter_map(|l| l.strip_prefix("kernel @")).map(|l| l.split('(').next().unwrap_or("")) {
+            for name in
+                text.lines().filter_map(|l| l.strip_prefix("kernel @")).map(|l| l.split('(').next().unwrap_or(""))
+            {
                 kernels += 1;
                 for t in &TARGETS {
                     compared += obj_matches_asm_and_objdump(&dir, &file, name, t);
