@@ -244,6 +244,26 @@ pub(crate) struct VarSlot {
     pub cur: CurDef,
 }
 
+/// Where a builder-made kernel's instructions were built ([`KernelBuilder::finish_with_lines`]).
+#[derive(Clone, Debug, Default)]
+pub struct SourceLines {
+    file: Option<&'static str>,
+    lines: SecondaryMap<Inst, u32>,
+}
+
+impl SourceLines {
+    /// The Rust source file most of the kernel was built in.
+    pub fn file(&self) -> Option<&'static str> {
+        self.file
+    }
+
+    /// The line in [`SourceLines::file`] of the builder call that made `inst` (`None` for
+    /// instructions made elsewhere or implicitly, such as region terminators).
+    pub fn line(&self, inst: Inst) -> Option<u32> {
+        self.lines.get(inst).copied().filter(|&l| l != 0)
+    }
+}
+
 /// Reusable allocations for building kernels: create one and pass it to every
 /// [`KernelBuilder::new`]; its vectors and maps keep their capacity between kernels.
 #[derive(Default, Debug)]
@@ -264,6 +284,8 @@ pub struct FunctionBuilderContext {
     pub(crate) merge: Vec<(u32, Option<Value>, Option<Value>)>,
     pub(crate) loop_results: Vec<u32>,
     pub(crate) walk: Vec<Region>,
+    /// The caller location of every instruction emitted (for [`KernelBuilder::finish_with_lines`]).
+    pub(crate) locs: SecondaryMap<Inst, Option<Loc>>,
 }
 
 impl FunctionBuilderContext {
@@ -281,6 +303,7 @@ impl FunctionBuilderContext {
         self.arm_defs.clear();
         self.merge.clear();
         self.walk.clear();
+        self.locs.clear();
     }
 
     /// A fresh stamp epoch for de-duplicating variable indices.
@@ -556,6 +579,30 @@ impl<'c> KernelBuilder<'c> {
         Ok(self.func)
     }
 
+    /// [`KernelBuilder::finish`], also returning where each instruction was built: the Rust file
+    /// most of the kernel's builder calls are in, and the line of the call that made each
+    /// instruction in that file — what a back end's debug line table (the AMDGCN code object's
+    /// DWARF `.debug_line`) records for builder-made kernels.
+    #[track_caller]
+    pub fn finish_with_lines(self) -> Result<(Function, SourceLines), BuildError> {
+        let mut counts: Vec<(&'static str, usize)> = Vec::new();
+        for loc in self.ctx.locs.values().flatten() {
+            match counts.iter_mut().find(|(f, _)| *f == loc.file()) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((loc.file(), 1)),
+            }
+        }
+        let file = counts.iter().max_by_key(|(_, n)| *n).map(|(f, _)| *f);
+        let mut lines = SecondaryMap::new();
+        for (inst, loc) in self.ctx.locs.iter() {
+            if let Some(loc) = loc.filter(|l| Some(l.file()) == file) {
+                lines[inst] = loc.line();
+            }
+        }
+        let f = self.finish()?;
+        Ok((f, SourceLines { file, lines }))
+    }
+
     // ---- frames -------------------------------------------------------------------------------
 
     pub(crate) fn depth(&self) -> usize {
@@ -680,6 +727,7 @@ impl<'c> KernelBuilder<'c> {
     ) -> Result<Inst, BuildError> {
         self.check_open(loc, opcode.name())?;
         let inst = self.func.make_inst(opcode, imm, args, types);
+        self.ctx.locs[inst] = Some(loc);
         let region = self.top().region;
         self.func.append_inst(region, inst);
         for i in 0..self.func.inst_results(inst).len() {

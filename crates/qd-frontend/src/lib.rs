@@ -121,7 +121,7 @@ pub mod ops;
 pub mod program;
 pub mod ssa;
 
-pub use builder::{Buf, Dims, FunctionBuilderContext, KernelBuilder, Mem, SharedBuf, Val, Var};
+pub use builder::{Buf, Dims, FunctionBuilderContext, KernelBuilder, Mem, SharedBuf, SourceLines, Val, Var};
 pub use error::{BuildError, ErrorKind};
 pub use program::{KernelRef, ProgramArg, ProgramBuilder};
 pub use qd_mir::{AtomicOp, CmpCond, Dim, Function, GroupOp, Module, PredOp, ScalarType, Scope, Tile, Type};
