@@ -25,7 +25,7 @@ mod simt_combine;
 use cranelift_entity::SecondaryMap;
 use qd_mir::analysis::uniformity::Uniformity;
 use qd_mir::types::{AddrSpace, ScalarType, Type};
-use qd_mir::{Function, Inst, Opcode, Region, Value};
+use qd_mir::{Function, Imm, Inst, Opcode, Region, Value};
 use regalloc2::VReg;
 
 use crate::abi::KernargLayout;
@@ -33,6 +33,9 @@ use crate::isa::{Inst as MI, Op, Operand};
 use crate::target::{Target, WaveSize};
 use crate::vcode::{MInst, Term, VBlock, VCode, A, SGPR, VGPR, VGPR64};
 use crate::{AmdgcnOptions, CompileError};
+
+/// The launch dimensions in register order.
+const DIMS: [qd_mir::ops::Dim; 3] = [qd_mir::ops::Dim::X, qd_mir::ops::Dim::Y, qd_mir::ops::Dim::Z];
 
 /// Where a MIR value lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +69,6 @@ pub(crate) enum Cls {
 /// Registers the kernel entry defines.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EntryRegs {
-    /// The kernarg segment pointer (lo, hi).
-    pub kernarg: (VReg, VReg),
     /// Workgroup ids X, Y, Z.
     pub block_id: [VReg; 3],
     /// Work-item ids X, Y, Z (VGPRs).
@@ -112,7 +113,6 @@ impl<'a> Lower<'a> {
         let mut vcode = VCode::default();
         let entry_block = vcode.new_block("entry", false);
         let entry = EntryRegs {
-            kernarg: (vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)),
             block_id: [vcode.new_vreg(SGPR), vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)],
             thread_id: [vcode.new_vreg(VGPR), vcode.new_vreg(VGPR), vcode.new_vreg(VGPR)],
             grid: [vcode.new_vreg(SGPR), vcode.new_vreg(SGPR), vcode.new_vreg(SGPR)],
@@ -204,7 +204,7 @@ impl<'a> Lower<'a> {
         match self.f.values[v].def {
             qd_mir::function::ValueDef::Result(i, _) if self.f.insts[i].opcode == Opcode::Const => {
                 match self.f.insts[i].imm {
-                    qd_mir::Imm::Const(b) => Some(b),
+                    Imm::Const(b) => Some(b),
                     _ => None,
                 }
             }
@@ -453,10 +453,12 @@ impl<'a> Lower<'a> {
             }
             params.push((p.value, val));
         }
-        m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.0), A::K(Operand::s(0))]);
-        m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.kernarg.1), A::K(Operand::s(1))]);
+        // Workgroup ids: only the dimensions some `block_id` reads (the others are never used).
         for d in 0..3 {
-            m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(2 + d as u16))]);
+            let used = self.f.insts.values().any(|x| x.opcode == Opcode::BlockId && x.imm == Imm::Dim(DIMS[d]));
+            if used {
+                m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(2 + d as u16))]);
+            }
         }
         m.step(self.mi(Op::VAndB32, &[]), &[A::D(e.thread_id[0]), A::K(Operand::imm32(0x3ff)), A::K(Operand::v(0))]);
         for (d, shift) in [(1usize, 10), (2, 20)] {
