@@ -171,3 +171,62 @@ fn compiled_load_then_store_breaks_the_clause() {
         }
     }
 }
+
+/// Between a divergent `if`'s `s_and_saveexec` and its `s_cbranch_execz` only scalar
+/// instructions may run: the block is not divergent, so an allocator move of a VGPR there would
+/// copy only the then-lanes (the else-lanes' values would be lost on the way to the else arm).
+/// Checked under register pressure (a 16-VGPR budget), where the allocator moves most.
+#[test]
+fn nothing_vector_between_saveexec_and_its_branch() {
+    let mut src = String::from(
+        "kernel @k(%c: ptr<global, bool>, %a: ptr<global, u32>, %o: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %cp = ptr.offset %c, %t : ptr<global, bool>
+  %cv = load %cp : bool
+  %k64 = const 64 : u32
+",
+    );
+    let n = 10;
+    for j in 0..n {
+        let prev = if j == 0 { "%t".to_string() } else { format!("%i{}", j - 1) };
+        src.push_str(&format!(
+            "  %i{j} = add {prev}, %k64 : u32\n  %p{j} = ptr.offset %a, %i{j} : ptr<global, u32>\n  %v{j} = load %p{j} : u32\n"
+        ));
+    }
+    src.push_str("  %r = if %cv -> (u32) {\n    %x = add %v0, %v1 : u32\n    yield %x\n  } else {\n    %y = add %v2, %v3 : u32\n    yield %y\n  }\n");
+    let mut acc = "%r".to_string();
+    for j in 0..n {
+        src.push_str(&format!("  %w{j} = add {acc}, %v{j} : u32\n"));
+        acc = format!("%w{j}");
+    }
+    src.push_str(&format!("  %op = ptr.offset %o, %t : ptr<global, u32>\n  store %op, {acc}\n  return\n}}\n"));
+    let f = kernel(&src);
+    for t in targets() {
+        for budget in [16, 24, 256] {
+            let mut o = qd_isel_amdgcn::AmdgcnOptions::new(t);
+            o.check_regalloc = true;
+            o.max_vgprs = budget;
+            let args = [
+                ArgValue::Buffer(Buffer::from_bits(ScalarType::Bool, (0..64).map(|i| u64::from(i % 3 == 0)))),
+                ArgValue::Buffer(u32s(64 * (n + 1), |i| i * 7 + 1)),
+                ArgValue::Buffer(u32s(64, |_| 0)),
+            ];
+            let (_, k) = check_kernel(&f, &o, [1, 1, 1], &args);
+            let ops: Vec<String> = k.insts.iter().map(|(_, i)| i.display(t).to_string()).collect();
+            let mut open = false;
+            for op in &ops {
+                if op.starts_with("s_and_saveexec") {
+                    open = true;
+                } else if op.starts_with("s_cbranch") {
+                    open = false;
+                } else if open {
+                    assert!(
+                        op.starts_with("s_"),
+                        "{t} ({budget} VGPRs): `{op}` between saveexec and its branch\n{}",
+                        k.asm()
+                    );
+                }
+            }
+        }
+    }
+}
