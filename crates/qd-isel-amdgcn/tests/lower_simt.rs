@@ -108,10 +108,23 @@ fn kernel_text(body: &str, ty: ScalarType, out: ScalarType, block: u32) -> Strin
 
 /// Compiles and checks `body` on every target and block size with generated inputs.
 fn check_op(body: &str, ty: ScalarType, out: ScalarType, tame: bool, ds: &dyn Fn(usize) -> u64, u: u32) {
+    check_op_where(body, ty, out, tame, ds, u, &|_, _| true);
+}
+
+/// [`check_op`] on the (target, block size) pairs `keep` accepts.
+fn check_op_where(
+    body: &str,
+    ty: ScalarType,
+    out: ScalarType,
+    tame: bool,
+    ds: &dyn Fn(usize) -> u64,
+    u: u32,
+    keep: &dyn Fn(qd_isel_amdgcn::Target, u32) -> bool,
+) {
     for block in BLOCKS {
         let f = kernel(&kernel_text(body, ty, out, block));
         let n = block as usize;
-        for t in targets() {
+        for t in targets().into_iter().filter(|&t| keep(t, block)) {
             let xs = values(ty, n, u64::from(block) * 31 + ty.bits() as u64, tame);
             let a = Buffer::from_bits(ty, xs);
             let d = Buffer::from_bits(ScalarType::U32, (0..n).map(ds));
@@ -212,11 +225,20 @@ fn shuffles_every_type() {
     }
 }
 
+/// `broadcast` from a lane that exists in every wave of the block. A lane past the end of the
+/// block (the partial last wave) never wrote its registers: the interpreter reads 0 there
+/// (its registers start at 0) but a GPU reads whatever the register file held — the simulator
+/// poisons it — so those lanes are not a defined source.
 #[test]
 fn broadcast_every_type() {
     for ty in TYPES {
         for u in [0u32, 3, 31, 39, 70] {
-            check_op(&format!("  %l = const {u} : u32\n  %r = broadcast %x, %l : {ty}"), ty, ty, false, &|_| 0, u);
+            let live = |t: qd_isel_amdgcn::Target, block: u32| {
+                let w = t.wave.lanes();
+                block % w == 0 || u % w < block % w
+            };
+            let body = format!("  %l = const {u} : u32\n  %r = broadcast %x, %l : {ty}");
+            check_op_where(&body, ty, ty, false, &|_| 0, u, &live);
         }
     }
 }

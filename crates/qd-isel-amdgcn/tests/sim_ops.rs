@@ -343,6 +343,7 @@ fn float_modifiers_and_f64() {
     assert_eq!(s.vgpr(15, 0).unwrap(), 1);
 }
 
+/// (The `s_nop 0` before the store ends the VMEM soft clause of the returning atomic: §11.1 row 12.)
 #[test]
 fn lds_and_global_memory_ops() {
     for t in targets() {
@@ -369,6 +370,7 @@ fn lds_and_global_memory_ops() {
              s_waitcnt lgkmcnt(0)
              ds_read_b32 v9, v4 offset:512
              global_atomic_add v10, v4, v0, s[2:3] GLC
+             s_nop 0
              global_store_dword v1, v6, s[2:3] offset:256
              s_waitcnt vmcnt(0) lgkmcnt(0)"
         } else {
@@ -424,6 +426,8 @@ fn ds_cmpst_operand_order_per_family() {
     }
 }
 
+/// (`s_nop 0` ends a VMEM soft clause before a store or atomic joins one that writes registers:
+/// §11.1 row 12, checked on GFX9 as if XNACK were on.)
 #[test]
 fn global_flat_widths_and_atomics() {
     for t in targets() {
@@ -462,12 +466,15 @@ fn global_flat_widths_and_atomics() {
             "v_mov_b32_e32 v1, 0
              {ld8} v4, v1, s[2:3] offset:1
              {ld16} v5, v1, s[2:3] offset:2
+             s_nop 0
              {st8} v1, v10, s[2:3] offset:16
              {st16} v1, v10, s[2:3] offset:18
              {ld128} v[12:15], v1, s[2:3]
+             s_nop 0
              {add} v1, v11, s[2:3] offset:32
              {cas} v6, v1, v[8:9], s[2:3] offset:36 {rtn}
              {flat_ld} v7, v[2:3] offset:4
+             s_nop 0
              {add64} v1, v[8:9], s[2:3] offset:40
              s_waitcnt vmcnt(0) lgkmcnt(0)"
         );

@@ -413,14 +413,17 @@ fn divergent_if(
     let mc = new_mask(cx);
     let t = cx.mi(Op::VCmpNeU32, &[]).e64();
     cx.emit(MInst::one(t, &[mc.def(), A::K(Operand::Int(0)), A::U(cvv)]));
+    // Everything the skip edge carries is made before EXEC narrows, so that the `s_and_saveexec`
+    // is the last instruction of this block before its branch: this block is not divergent, so
+    // an allocator move of a VGPR after the narrowing would copy only the then-lanes.
+    let forms: Vec<Val> = results.iter().map(|&r| vector_form(cx, cx.f.value_type(r))).collect();
+    let r0: Vec<Val> = forms.iter().map(|f| undef(cx, *f)).collect();
+    let t0 = zero_mask(cx);
     let saved = new_mask(cx);
     let t = mask_op(cx, Op::SAndSaveexecB64, Op::SAndSaveexecB32);
     cx.emit(MInst::one(t, &[saved.def(), mc.use_()]));
     let was_partial = cx.cf.partial;
     cx.cf.partial = true;
-    let forms: Vec<Val> = results.iter().map(|&r| vector_form(cx, cx.f.value_type(r))).collect();
-    let r0: Vec<Val> = forms.iter().map(|f| undef(cx, *f)).collect();
-    let t0 = zero_mask(cx);
     let then_b = new_block(cx, "if.then");
     let else_head = new_block(cx, "if.else.head");
     let else_b = new_block(cx, "if.else");

@@ -511,7 +511,11 @@ fn cas_loop_global32(
     };
     cx.emit1(mov, &[saved, exec]);
     let lp = cx.vcode.new_block("cas.loop", true);
-    let exit = cx.vcode.new_block("cas.exit", cx.cf.partial);
+    // The exit starts with EXEC empty (every lane's swap succeeded) until the restore: an
+    // allocator move there must be whole-wave, so the block is divergent, and the code after the
+    // loop continues in a block of the enclosing region's kind.
+    let exit = cx.vcode.new_block("cas.exit", true);
+    let after = cx.vcode.new_block("cas.after", cx.cf.partial);
     let mut j = MInst::new();
     j.term = Term::Jump(lp);
     j.succ_args = vec![vec![old0]];
@@ -536,6 +540,11 @@ fn cas_loop_global32(
 
     super::control::switch_to(cx, exit);
     cx.emit1(mov, &[exec, saved_use]);
+    let mut j = MInst::new();
+    j.term = Term::Jump(after);
+    j.succ_args = vec![vec![]];
+    cx.emit(j);
+    super::control::switch_to(cx, after);
     Ok(ret)
 }
 

@@ -20,8 +20,13 @@
 //! reads it: 2), 13 (trans result → non-trans VALU: 1); gfx1100 13 (trans use: ≤ 5 VALUs / 1 trans
 //! without `s_waitcnt_depctr va_vdst(0)`), 14 (wave64 partial forwarding), 15 (wave64 SGPR mask
 //! write), 16 (`v_cmpx` → `v_permlane*` needs a non-`v_nop` VALU in between). Rows 3, 5, 11 are
-//! "none" on every target; row 12 (XNACK soft clauses) and 17 (setreg) concern
-//! instructions outside the table or an XNACK mode the simulator does not model. Row 18 (GFX9:
+//! "none" on every target; row 17 (setreg) concerns instructions outside the table. Row 12 (GFX9
+//! soft clauses, LLVM checkSoftClauseHazards) is checked as if XNACK were on, because qd's code
+//! objects declare xnack "any" and so must also be right on an XNACK-enabled GPU: a run of
+//! consecutive SMEM instructions, or of consecutive VMEM/FLAT ones, may be replayed after a page
+//! fault, so once an instruction of the run writes a register, no instruction of the run may read
+//! a register any of them writes (itself included) and no store or atomic may join it; a
+//! non-clause instruction (`s_nop 0`) must end the run first. Row 18 (GFX9:
 //! a VALU write of VCC → `v_div_fmas`, which reads VCC implicitly: 4 wait states, LLVM's
 //! checkDivFMasHazards) is checked; GFX11 has no such hazard.
 
@@ -57,6 +62,33 @@ struct Rec {
     sdefs: Vec<SRange>,
     /// Data VGPRs of a FLAT/GLOBAL store wider than 64 bits.
     wide_store: Option<RegRange>,
+    /// The soft-clause class of an SMEM or VMEM instruction (row 12).
+    clause: Option<Clause>,
+    /// VGPRs and scalar registers a clause member reads (row 12; empty otherwise).
+    vuses: Vec<RegRange>,
+    suses: Vec<SRange>,
+}
+
+/// The two kinds of GFX9 soft clause (row 12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clause {
+    /// Scalar memory loads.
+    Smem,
+    /// Vector memory (global and flat) loads, stores and atomics.
+    Vmem,
+}
+
+fn clause_of(sem: Sem) -> Option<Clause> {
+    match sem {
+        Sem::SLoad | Sem::SBufferLoad | Sem::SMemtime | Sem::SDcacheInv => Some(Clause::Smem),
+        _ if ops::is_vmem(sem) => Some(Clause::Vmem),
+        _ => None,
+    }
+}
+
+/// Stores and atomics (which may not join a soft clause that already writes a register).
+fn clause_store(sem: Sem) -> bool {
+    matches!(sem, Sem::FlatStore | Sem::GStore(_) | Sem::GAtomic(_) | Sem::GCas)
 }
 
 /// The hazard state of one wave.
@@ -131,6 +163,7 @@ impl Tracker {
     fn check_gfx9(&self, arch: Arch, inst: &Inst, sem: Sem, acc: &Access) -> Result<(), Fault> {
         let gfx942 = arch == Arch::Gfx942;
         let valu = ops::is_valu(sem);
+        self.soft_clause(sem, acc)?;
         if inst.dpp != Dpp::None {
             // The destination is LLVM's tied `old` use of a DPP instruction.
             for &v in acc.vuses.iter().chain(&acc.vdefs) {
@@ -246,6 +279,58 @@ impl Tracker {
         Ok(())
     }
 
+    /// GFX9 row 12 (LLVM checkSoftClauseHazards with XNACK on; see the module doc).
+    fn soft_clause(&self, sem: Sem, acc: &Access) -> Result<(), Fault> {
+        let Some(kind) = clause_of(sem) else { return Ok(()) };
+        let (mut vdefs, mut sdefs, mut vuses, mut suses) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut first = None;
+        for r in self.hist.iter().rev() {
+            if r.clause != Some(kind) {
+                break;
+            }
+            vdefs.extend(r.vdefs.iter().copied());
+            sdefs.extend(r.sdefs.iter().copied());
+            vuses.extend(r.vuses.iter().copied());
+            suses.extend(r.suses.iter().copied());
+            first = Some(r.offset);
+        }
+        let Some(at) = first else { return Ok(()) };
+        if vdefs.is_empty() && sdefs.is_empty() {
+            return Ok(());
+        }
+        let what = match kind {
+            Clause::Smem => "SMEM",
+            Clause::Vmem => "VMEM",
+        };
+        if clause_store(sem) {
+            return Err(hazard(
+                "12",
+                format!(
+                    "a store or atomic joins the {what} soft clause starting at 0x{at:x}, which writes registers \
+                     (with XNACK on a clause may be replayed); s_nop 0 must end the clause first"
+                ),
+            ));
+        }
+        vdefs.extend(acc.vdefs.iter().copied());
+        sdefs.extend(acc.sdefs.iter().copied());
+        vuses.extend(acc.vuses.iter().copied());
+        suses.extend(acc.suses.iter().copied());
+        let vclash = vdefs.iter().find(|&&d| vuses.iter().any(|&u| voverlap(d, u)));
+        let sclash = sdefs.iter().find(|&&d| suses.iter().any(|&u| d.overlaps(u)));
+        let clash = match (vclash, sclash) {
+            (Some(v), _) => format!("v{}", v.first),
+            (None, Some(s)) => format!("s{}", s.first),
+            (None, None) => return Ok(()),
+        };
+        Err(hazard(
+            "12",
+            format!(
+                "the {what} soft clause starting at 0x{at:x} would both write and read {clash} (with XNACK on a \
+                 clause may be replayed); s_nop 0 must end the clause first"
+            ),
+        ))
+    }
+
     /// GFX11 row 13 (LLVM fixVALUTransUseHazard).
     fn trans_use(&self, acc: &Access) -> Result<(), Fault> {
         let (mut valus, mut trans) = (0, 0);
@@ -352,6 +437,8 @@ impl Tracker {
             _ => None,
         };
         let states = if sem == Sem::SNop { (inst.imm as u32 & 0xF) + 1 } else { 1 };
+        let clause = clause_of(sem).filter(|_| family == Family::Gfx9);
+        let (vuses, suses) = if clause.is_some() { (acc.vuses.clone(), acc.suses.clone()) } else { (vec![], vec![]) };
         let rec = Rec {
             offset,
             states,
@@ -365,6 +452,9 @@ impl Tracker {
             vdefs: acc.vdefs.clone(),
             sdefs: acc.sdefs.clone(),
             wide_store,
+            clause,
+            vuses,
+            suses,
         };
         if self.hist.len() == HISTORY {
             self.hist.pop_front();

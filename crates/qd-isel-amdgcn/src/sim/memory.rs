@@ -106,7 +106,7 @@ impl GlobalMemory {
     }
 }
 
-/// One workgroup's LDS: `group_segment_size` bytes, zeroed at workgroup start.
+/// One workgroup's LDS: `group_segment_size` bytes, zeroed or poisoned at workgroup start.
 #[derive(Clone, Debug)]
 pub(crate) struct Lds {
     bytes: Vec<u8>,
@@ -115,6 +115,16 @@ pub(crate) struct Lds {
 impl Lds {
     pub(crate) fn new(size: u32) -> Lds {
         Lds { bytes: vec![0; size as usize] }
+    }
+
+    /// `size` bytes of garbage (LDS is not cleared between dispatches on the hardware).
+    pub(crate) fn poisoned(size: u32, seed: u64) -> Lds {
+        let mut bytes = vec![0; size as usize];
+        for (k, c) in bytes.chunks_mut(4).enumerate() {
+            let w = super::poison_word(seed << 24 | 0xF0_0000 | k as u64).to_le_bytes();
+            c.copy_from_slice(&w[..c.len()]);
+        }
+        Lds { bytes }
     }
 
     fn check(&self, addr: u32, len: u32) -> Result<usize, Fault> {

@@ -4,12 +4,14 @@
 //! [`run`] executes a [`Program`] — decoded instructions at their byte offsets plus the kernel
 //! setup a code object's descriptor describes — for a [`Dispatch`] (grid of workgroups,
 //! workgroup size, kernarg bytes) over a bounds-checked [`GlobalMemory`]. Every workgroup gets its
-//! own zeroed LDS; its waves run round-robin, each until it reaches `s_barrier` or `s_endpgm`, and
+//! own LDS; its waves run round-robin, each until it reaches `s_barrier` or `s_endpgm`, and
 //! a barrier releases when every live wave of the workgroup has reached it (a wave that ended no
 //! longer counts, as on the hardware). Initial register state follows amdgcn-encoding.md §14: the
 //! enabled user SGPRs in the fixed order from s0, then the workgroup ids; v0 holds the packed
 //! work-item id (X in bits 9:0, Y in 19:10 and Z in 29:20 when enabled); EXEC has one bit per
-//! live work-item, so the last wave of a workgroup may be partial. Other registers start at 0.
+//! live work-item, so the last wave of a workgroup may be partial. Everything else the hardware
+//! leaves undefined (other VGPRs, v0 outside EXEC, later SGPRs, VCC, M0, the LDS) starts as
+//! garbage ([`SimOptions::poison_undefined`], on by default) or, with that off, as zero.
 //!
 //! Every instruction runs through one exhaustive `match` over the table (`ops::sem`) with
 //! per-architecture semantics. Along the way the simulator checks the hazard matrix of
@@ -158,11 +160,23 @@ pub struct SimOptions {
     /// the result is finite and nonzero, to test that code is correct for the hardware's ≈1 ULP
     /// approximations too. 0 (the default): correctly rounded.
     pub trans_ulp: i8,
+    /// Fills what the hardware leaves undefined at dispatch with garbage instead of zeros: every
+    /// VGPR but v0 (and v0 in lanes outside the initial EXEC), the SGPRs after the initialised
+    /// user and system SGPRs, VCC, M0 and the workgroup's LDS. The pattern is a deterministic
+    /// hash of the register, lane and wave, so a kernel that reads any of them before writing
+    /// it computes visibly wrong results here as it would on a GPU (on by default).
+    pub poison_undefined: bool,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { max_steps_per_wave: 1_000_000, check_hazards: true, check_waits: true, trans_ulp: 0 }
+        SimOptions {
+            max_steps_per_wave: 1_000_000,
+            check_hazards: true,
+            check_waits: true,
+            trans_ulp: 0,
+            poison_undefined: true,
+        }
     }
 }
 
@@ -589,8 +603,24 @@ fn alloc_blocks(setup: &KernelSetup, d: &Dispatch, mem: &mut GlobalMemory) -> Re
     Ok(Blocks { kernarg, packet, queue })
 }
 
-/// The initial state of wave `index` of workgroup `wg`.
-fn init_wave(setup: &KernelSetup, d: &Dispatch, blocks: &Blocks, wg: [u32; 3], index: u32) -> Result<Wave, SimError> {
+/// A garbage word for an undefined register or LDS dword (splitmix64 of `key`).
+pub(crate) fn poison_word(key: u64) -> u32 {
+    let mut z = key.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as u32
+}
+
+/// The initial state of wave `index` of workgroup `wg` (undefined registers poisoned when
+/// `poison`).
+fn init_wave(
+    setup: &KernelSetup,
+    d: &Dispatch,
+    blocks: &Blocks,
+    wg: [u32; 3],
+    index: u32,
+    poison: bool,
+) -> Result<Wave, SimError> {
     let t = setup.target;
     let u = setup.user_sgprs;
     let mut sgprs: Vec<u32> = Vec::new();
@@ -637,6 +667,17 @@ fn init_wave(setup: &KernelSetup, d: &Dispatch, blocks: &Blocks, wg: [u32; 3], i
         return Err(setup_error(format!("next_free_vgpr = {} (must be 1..=256)", setup.next_free_vgpr)));
     }
     let mut w = Wave::new(t, WaveId { workgroup: wg, wave: index }, limit, setup.next_free_vgpr);
+    let seed = (u64::from(wg[0]) | u64::from(wg[1]) << 16 | u64::from(wg[2]) << 32) << 12 | u64::from(index);
+    if poison {
+        for r in sgprs.len()..state::NUM_SGPRS {
+            w.sgpr_init(r, poison_word(seed << 20 | 0x8_0000 | r as u64));
+        }
+        for (k, v) in w.vgpr.iter_mut().enumerate() {
+            *v = poison_word(seed << 20 | k as u64);
+        }
+        w.vcc = u64::from(poison_word(seed << 20 | 0x9_0000)) | u64::from(poison_word(seed << 20 | 0x9_0001)) << 32;
+        w.m0 = poison_word(seed << 20 | 0x9_0002);
+    }
     for (i, &v) in sgprs.iter().enumerate() {
         w.sgpr_init(i, v);
     }
@@ -704,9 +745,14 @@ pub fn run_with(
         for y in 0..dispatch.grid[1] {
             for x in 0..dispatch.grid[0] {
                 let wg = [x, y, z];
-                let mut lds = Lds::new(setup.group_segment_size);
+                let mut lds = if opts.poison_undefined {
+                    let seed = u64::from(x) | u64::from(y) << 16 | u64::from(z) << 32;
+                    Lds::poisoned(setup.group_segment_size, seed)
+                } else {
+                    Lds::new(setup.group_segment_size)
+                };
                 let mut waves = (0..waves_per_group)
-                    .map(|i| init_wave(setup, dispatch, &blocks, wg, i))
+                    .map(|i| init_wave(setup, dispatch, &blocks, wg, i, opts.poison_undefined))
                     .collect::<Result<Vec<_>, _>>()?;
                 loop {
                     for w in waves.iter_mut().filter(|w| !w.done && !w.at_barrier) {
