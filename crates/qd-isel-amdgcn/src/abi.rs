@@ -5,13 +5,30 @@
 //! scalars and bool 4 bytes; 64-bit scalars 8 bytes, 8-aligned), then qd's hidden arguments: the
 //! grid size in blocks (`qd.grid_x/y/z`, three u32) and the per-lane spill area pointer
 //! (`qd.spill`, 8 bytes; null when the kernel does not spill). Every kernel enables the kernarg
-//! segment pointer (`s[0:1]`), the three workgroup ids (`s2`, `s3`, `s4`) and the three packed
-//! work-item ids in `v0` (X bits 9:0, Y 19:10, Z 29:20).
+//! segment pointer (`s[0:1]`), the three workgroup ids (`s2`, `s3`, `s4`; `s13`–`s15` on gfx1100
+//! wave32, see [`user_sgpr_pad`]) and the three packed work-item ids in `v0` (X bits 9:0,
+//! Y 19:10, Z 29:20).
 
 use qd_mir::types::{AddrSpace, Type};
 use qd_mir::Function;
 
 use crate::code_object::{ArgKind, KernelArg};
+use crate::target::{Arch, Target, WaveSize};
+
+/// Unused user SGPRs after the kernarg pointer: gfx1100 in wave32 needs at least 16 user +
+/// system SGPRs initialised (LLVM's `UserSGPRInit16Bug` workaround for Navi31/33), so its
+/// USER_SGPR_COUNT is padded from 2 to 13 and the workgroup ids arrive in `s13`–`s15`.
+pub fn user_sgpr_pad(target: Target) -> u8 {
+    match (target.arch, target.wave) {
+        (Arch::Gfx1100, WaveSize::W32) => 11,
+        (Arch::Gfx1100, WaveSize::W64) | (Arch::Gfx90a | Arch::Gfx942, _) => 0,
+    }
+}
+
+/// The SGPR holding workgroup id X on entry (Y and Z follow).
+pub fn workgroup_id_sgpr(target: Target) -> u16 {
+    2 + u16::from(user_sgpr_pad(target))
+}
 
 /// One parameter's place in the kernarg segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -62,6 +62,8 @@ pub struct SpillAbi {
     pub grid_offset: u32,
     /// The block size.
     pub block: [u32; 3],
+    /// The SGPR holding workgroup id X on entry (Y, Z follow).
+    pub workgroup_id_sgpr: u16,
 }
 
 /// One emitted instruction: the instruction, the MIR line it came from (0: none), and the
@@ -151,9 +153,6 @@ pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) ->
     }
     let e = Emitter { target, layout, dense };
     let mut out = Out { insts: Vec::new(), lines: Vec::new(), targets: Vec::new(), line: 0 };
-    if spill_slots > 0 {
-        e.spill_prologue(&mut out, abi)?;
-    }
     let mut block_starts = Vec::with_capacity(vcode.blocks.len());
     for (bi, blk) in vcode.blocks.iter().enumerate() {
         block_starts.push(out.insts.len());
@@ -165,6 +164,12 @@ pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) ->
                     let m = func.inst(i);
                     out.line = m.line;
                     e.minst(&mut out, m, out_ra.inst_allocs(i), bi)?;
+                    // The spill prologue follows the entry instruction (which copies the ABI
+                    // registers it may overwrite: on gfx1100 wave32 the workgroup ids sit in
+                    // s13-s15, among the temporaries) and precedes any spill.
+                    if i.index() == 0 && spill_slots > 0 {
+                        e.spill_prologue(&mut out, abi)?;
+                    }
                 }
             }
         }
@@ -382,11 +387,13 @@ impl Emitter {
             t(Op::SWaitcnt, &[])
                 .imm(i32::from(crate::isa::Waitcnt::lgkm(0, self.target.family()).encode(self.target.family()))),
         );
-        // s12 = flat workgroup id = x + gx * (y + gy * z)
-        out.push(t(Op::SMulI32, &[Operand::s(12), Operand::s(11), Operand::s(4)]));
-        out.push(t(Op::SAddU32, &[Operand::s(12), Operand::s(12), Operand::s(3)]));
+        // s12 = flat workgroup id = x + gx * (y + gy * z); the ids are read before s13 (which holds
+        // id X on gfx1100 wave32) is written below.
+        let wg = abi.workgroup_id_sgpr;
+        out.push(t(Op::SMulI32, &[Operand::s(12), Operand::s(11), Operand::s(wg + 2)]));
+        out.push(t(Op::SAddU32, &[Operand::s(12), Operand::s(12), Operand::s(wg + 1)]));
         out.push(t(Op::SMulI32, &[Operand::s(12), Operand::s(12), Operand::s(10)]));
-        out.push(t(Op::SAddU32, &[Operand::s(12), Operand::s(12), Operand::s(2)]));
+        out.push(t(Op::SAddU32, &[Operand::s(12), Operand::s(12), Operand::s(wg)]));
         // v1 = flat work-item id of this lane; s13 = the first live lane's, / lanes = wave index.
         out.push(t(Op::VBfeU32, &[Operand::v(2), Operand::v(0), Operand::Int(10), Operand::Int(10)]));
         out.push(t(Op::VBfeU32, &[Operand::v(3), Operand::v(0), Operand::Int(20), Operand::Int(10)]));

@@ -159,7 +159,8 @@ impl CompiledKernel {
     /// The simulator's view of the kernel.
     pub fn sim_program(&self) -> sim::Program {
         let mut setup = sim::KernelSetup::new(self.target);
-        setup.user_sgprs = sim::SimUserSgprs::kernarg_only();
+        setup.user_sgprs =
+            sim::SimUserSgprs { extra: self.resources.user_sgprs.pad, ..sim::SimUserSgprs::kernarg_only() };
         setup.workgroup_id = self.resources.workgroup_id;
         setup.workitem_id_dims = self.resources.workitem_id_dims;
         setup.group_segment_size = self.resources.group_segment_size;
@@ -215,8 +216,14 @@ pub fn compile_kernel_with_lines(
         cx.shared_offsets[s] = start;
         lds = start + size * data.len;
     }
+    if f.insts.values().any(|d| d.opcode == qd_mir::Opcode::BlockSyncPred) {
+        cx.sync_pred_word = Some(lds.next_multiple_of(4));
+        lds = lds.next_multiple_of(4) + 4;
+    }
     cx.lds_bytes = lds;
     cx.entry();
+    // MIR's shared arrays start zero-filled in every block; LDS is undefined at dispatch.
+    lower::memory::zero_shared(&mut cx);
     cx.lower_region(f.body)?;
     if !cx.cf.dead {
         cx.end_kernel();
@@ -243,8 +250,12 @@ pub fn compile_kernel_with_lines(
     let budget =
         regalloc::Budget::new(target, opts.max_vgprs.saturating_sub(if uses_quad { 4 } else { 0 }), opts.max_sgprs);
     let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc).map_err(|m| CompileError::new(target, m))?;
-    let spill_abi =
-        emit::SpillAbi { spill_ptr_offset: kernarg.spill_ptr_offset, grid_offset: kernarg.grid_offset, block };
+    let spill_abi = emit::SpillAbi {
+        spill_ptr_offset: kernarg.spill_ptr_offset,
+        grid_offset: kernarg.grid_offset,
+        block,
+        workgroup_id_sgpr: abi::workgroup_id_sgpr(target),
+    };
     let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
     waitcnt::insert_waits(&mut em, target);
     hazard::insert_nops(&mut em, target).map_err(|m| CompileError::new(target, m))?;
@@ -264,7 +275,7 @@ pub fn compile_kernel_with_lines(
         group_segment_size: lds,
         private_segment_size: 0,
         kernarg_size: kernarg.size,
-        user_sgprs: UserSgprs { kernarg_segment_ptr: true, ..UserSgprs::default() },
+        user_sgprs: UserSgprs { kernarg_segment_ptr: true, pad: abi::user_sgpr_pad(target), ..UserSgprs::default() },
         workgroup_id: [true, true, true],
         workitem_id_dims: 3,
         max_flat_workgroup_size: threads,

@@ -185,6 +185,7 @@ proptest! {
                 kernarg_segment_ptr: user & 4 != 0,
                 dispatch_id: user & 8 != 0,
                 private_segment_size: user & 16 != 0,
+                pad: 0,
             },
             workgroup_id: [wg & 1 != 0, wg & 2 != 0, wg & 4 != 0],
             workitem_id_dims: dims,

@@ -467,6 +467,7 @@ fn resource_sweep() -> Vec<KernelResources> {
                 kernarg_segment_ptr: true,
                 dispatch_id: true,
                 private_segment_size: true,
+                pad: 0,
             },
             workgroup_id: [false, false, true],
             ..base

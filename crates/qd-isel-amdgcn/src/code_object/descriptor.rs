@@ -208,6 +208,7 @@ pub fn user_sgpr_count(user: &super::UserSgprs) -> u32 {
         + 2 * u32::from(user.kernarg_segment_ptr)
         + 2 * u32::from(user.dispatch_id)
         + u32::from(user.private_segment_size)
+        + u32::from(user.pad)
 }
 
 impl KernelDescriptor {

@@ -137,6 +137,11 @@ pub struct UserSgprs {
     pub dispatch_id: bool,
     /// Private segment size (1 SGPR).
     pub private_segment_size: bool,
+    /// Unused user SGPRs after the enabled ones, so that USER_SGPR_COUNT (and the start of the
+    /// system SGPRs, the workgroup ids) moves up: gfx1100 in wave32 needs at least 16 user +
+    /// system SGPRs (LLVM's "UserSGPRInit16Bug" workaround, which pads USER_SGPR_COUNT to 13 for
+    /// a kernarg pointer and three workgroup ids).
+    pub pad: u8,
 }
 
 impl UserSgprs {

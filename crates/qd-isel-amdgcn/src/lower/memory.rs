@@ -681,28 +681,10 @@ pub(crate) fn block_sync(cx: &mut Lower<'_>, _i: Inst) -> Result<(), CompileErro
     Ok(())
 }
 
-/// True for the kernel-entry instruction that zeroes the `block.sync_pred` word.
-fn is_pred_init(m: &MInst) -> bool {
-    let ops: Vec<Op> = m.steps.iter().map(|s| s.inst.op).collect();
-    ops == [Op::VMovB32, Op::DsWriteB32, Op::SBarrier]
-}
-
-/// The LDS byte offset of the `block.sync_pred` word: reserved (after everything else in the
-/// group segment) and zeroed at kernel entry by the first `block.sync_pred`, shared by the rest.
-fn sync_pred_word(cx: &mut Lower<'_>) -> u32 {
-    let entry = &cx.vcode.blocks[0];
-    if let Some(m) = entry.insts.first().filter(|m| is_pred_init(m)) {
-        return m.steps[1].inst.imm as u32;
-    }
-    let off = cx.lds_bytes.next_multiple_of(4);
-    cx.lds_bytes = off + 4;
-    // Every wave zeroes the word, then a barrier: no wave adds to it before all have zeroed it.
-    let z = cx.new_v();
-    let mut m = MInst::one(cx.mi(Op::VMovB32, &[]), &[A::D(z), A::K(Operand::Int(0))]);
-    m.step(cx.mi(Op::DsWriteB32, &[]).imm(off as i32), &[A::U(z), A::U(z)]);
-    m.step(cx.mi(Op::SBarrier, &[]), &[]);
-    cx.vcode.blocks[0].insts.insert(0, m);
-    off
+/// The LDS byte offset of the `block.sync_pred` word, reserved after the shared arrays when the
+/// kernel has a `block.sync_pred` (lib.rs) and zeroed with them at entry ([`zero_shared`]).
+fn sync_pred_word(cx: &mut Lower<'_>, i: Inst) -> Result<u32, CompileError> {
+    cx.sync_pred_word.ok_or_else(|| cx.unsupported(i, "internal: no LDS word was reserved for block.sync_pred"))
 }
 
 /// `block.sync_pred and|or|count %p` (see the module doc). `and` counts the lanes where the
@@ -711,7 +693,7 @@ pub(crate) fn block_sync_pred(cx: &mut Lower<'_>, i: Inst) -> Result<(), Compile
     let Imm::Pred(pop) = cx.f.insts[i].imm else { return Err(cx.unsupported(i, "block.sync_pred without a combiner")) };
     let p = cx.f.args(i)[0];
     let v = cx.f.inst_results(i)[0];
-    let word = sync_pred_word(cx) as i32;
+    let word = sync_pred_word(cx, i)? as i32;
     let pv = cx.val(p);
     let pred = vgpr32(cx, i, pv)?;
     let x = match pop {
@@ -778,4 +760,74 @@ pub(crate) fn nanosleep(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
         cx.emit(MInst::one(t, &[]));
     }
     Ok(())
+}
+
+/// Zero-fills the workgroup's shared arrays at kernel entry (MIR semantics: each block sees its
+/// shared arrays zero-filled; the hardware leaves LDS undefined at dispatch): a uniform loop in
+/// which each work-item stores one dword every `threads * 4` bytes (lanes past the end masked off
+/// inside the store's instruction), then a barrier. Kernels without shared arrays get nothing.
+pub(crate) fn zero_shared(cx: &mut Lower<'_>) {
+    let bytes = cx.lds_bytes.next_multiple_of(4);
+    if bytes == 0 {
+        return;
+    }
+    let [bx, by, _] = cx.f.launch.block;
+    let threads: u32 = cx.f.launch.block.iter().product();
+    let stride = threads * 4;
+    // The flat work-item id × 4.
+    let e = cx.entry;
+    let flat = cx.new_v();
+    // The block sizes go through SGPRs: GFX9's VOP3 takes no literal.
+    let Val::S(sby) = cx.const32(by, Cls::Scalar) else { unreachable!("a scalar constant") };
+    let Val::S(sbx) = cx.const32(bx, Cls::Scalar) else { unreachable!("a scalar constant") };
+    let mut m = MInst::new();
+    let yz = cx.new_v();
+    m.step(cx.mi(Op::VMadU32U24, &[]).e64(), &[A::D(yz), A::U(e.thread_id[2]), A::U(sby), A::U(e.thread_id[1])]);
+    m.step(cx.mi(Op::VMadU32U24, &[]).e64(), &[A::D(flat), A::U(yz), A::U(sbx), A::U(e.thread_id[0])]);
+    let addr0 = cx.new_v();
+    m.step(cx.mi(Op::VLshlrevB32, &[]), &[A::D(addr0), A::K(Operand::Int(2)), A::U(flat)]);
+    let zero = cx.new_v();
+    m.step(cx.mi(Op::VMovB32, &[]), &[A::D(zero), A::K(Operand::Int(0))]);
+    cx.emit(m);
+    let off0 = cx.const32(0, Cls::Scalar);
+    let Val::S(off0) = off0 else { unreachable!("a scalar constant") };
+    let body = cx.vcode.new_block("lds.zero", cx.cf.partial);
+    let exit = cx.vcode.new_block("lds.zeroed", cx.cf.partial);
+    let mut j = MInst::new();
+    j.term = Term::Jump(body);
+    j.succ_args = vec![vec![off0]];
+    cx.emit(j);
+
+    super::control::switch_to(cx, body);
+    let off = cx.new_s();
+    cx.vcode.blocks[body.index()].params = vec![off];
+    let a = cx.new_v();
+    let vcc = A::K(cx.vcc());
+    let (saveexec, mov) =
+        if cx.wave64() { (Op::SAndSaveexecB64, Op::SMovB64) } else { (Op::SAndSaveexecB32, Op::SMovB32) };
+    let (sv, sv_use) = if cx.wave64() {
+        let (l, h) = (cx.new_s(), cx.new_s());
+        (A::SPairDef(l, h), A::SPair(l, h))
+    } else {
+        let s = cx.new_s();
+        (A::D(s), A::U(s))
+    };
+    let exec = A::K(cx.exec());
+    let mut m = MInst::one(cx.mi(Op::VAddU32, &[]), &[A::D(a), A::U(off), A::U(addr0)]);
+    // Only lanes whose address is inside the arrays store (EXEC restored in this instruction).
+    m.step(cx.mi(Op::VCmpGtU32, &[]), &[vcc, A::K(Operand::imm32(bytes)), A::U(a)]);
+    m.step(cx.mi(saveexec, &[]), &[sv, vcc]);
+    m.step(cx.mi(Op::DsWriteB32, &[]), &[A::U(a), A::U(zero)]);
+    m.step(cx.mi(mov, &[]), &[exec, sv_use]);
+    cx.emit(m);
+    let next = cx.new_s();
+    let mut m = MInst::one(cx.mi(Op::SAddU32, &[]), &[A::D(next), A::U(off), A::K(Operand::imm32(stride))]);
+    m.step(cx.mi(Op::SCmpLtU32, &[]), &[A::U(next), A::K(Operand::imm32(bytes))]);
+    m.step(cx.mi(Op::SCbranchScc1, &[]), &[]);
+    m.term = Term::Branch { taken: body, not_taken: exit };
+    m.succ_args = vec![vec![next], vec![]];
+    cx.emit(m);
+
+    super::control::switch_to(cx, exit);
+    barrier(cx);
 }

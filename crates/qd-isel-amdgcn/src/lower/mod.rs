@@ -94,6 +94,8 @@ pub(crate) struct Lower<'a> {
     pub shared_offsets: SecondaryMap<qd_mir::SharedArr, u32>,
     /// LDS bytes used (shared arrays plus anything lowering allocates).
     pub lds_bytes: u32,
+    /// The LDS word `block.sync_pred` combines through, when the kernel has one.
+    pub sync_pred_word: Option<u32>,
     /// Source line of the instruction being lowered.
     pub line: u32,
     /// MIR line of each instruction (empty: none known).
@@ -129,6 +131,7 @@ impl<'a> Lower<'a> {
             kernarg,
             shared_offsets: SecondaryMap::new(),
             lds_bytes: 0,
+            sync_pred_word: None,
             line: 0,
             lines,
             cf: control::CfState::new(entry_block),
@@ -454,10 +457,11 @@ impl<'a> Lower<'a> {
             params.push((p.value, val));
         }
         // Workgroup ids: only the dimensions some `block_id` reads (the others are never used).
-        for d in 0..3 {
-            let used = self.f.insts.values().any(|x| x.opcode == Opcode::BlockId && x.imm == Imm::Dim(DIMS[d]));
+        for (d, &dim) in DIMS.iter().enumerate() {
+            let used = self.f.insts.values().any(|x| x.opcode == Opcode::BlockId && x.imm == Imm::Dim(dim));
             if used {
-                m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(2 + d as u16))]);
+                let sgpr = crate::abi::workgroup_id_sgpr(self.target) + d as u16;
+                m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(sgpr))]);
             }
         }
         m.step(self.mi(Op::VAndB32, &[]), &[A::D(e.thread_id[0]), A::K(Operand::imm32(0x3ff)), A::K(Operand::v(0))]);

@@ -25,7 +25,7 @@ impl From<UserSgprs> for SimUserSgprs {
             dispatch_id: u.dispatch_id,
             flat_scratch_init: false,
             private_segment_size: u.private_segment_size,
-            extra: 0,
+            extra: u.pad,
         }
     }
 }
