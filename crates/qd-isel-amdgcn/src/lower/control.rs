@@ -666,6 +666,23 @@ pub(crate) fn yield_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     Ok(())
 }
 
+/// The lanes of EXEC leave the divergent loop's body: their `vals` are merged into the
+/// accumulators `acc`, they are added to `mask`, and EXEC is emptied. Returns the new
+/// accumulators and mask.
+fn leave(cx: &mut Lower<'_>, acc: &[Val], vals: &[Val], mask: Mask) -> (Vec<Val>, Mask) {
+    let acc: Vec<Val> = acc.iter().zip(vals).map(|(o, v)| merge(cx, *o, *v)).collect();
+    let mask = or_exec(cx, mask);
+    exec_off(cx);
+    (acc, mask)
+}
+
+/// Records that the innermost (uniform) loop's exit block is reached.
+fn exit_used(cx: &mut Lower<'_>) {
+    if let Some(LoopFrame::Uniform { exit_used, .. }) = cx.cf.loops.last_mut() {
+        *exit_used = true;
+    }
+}
+
 /// `break`.
 pub(crate) fn break_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let vals: Vec<Val> = cx.f.args(i).iter().map(|&v| cx.val(v)).collect();
@@ -673,15 +690,11 @@ pub(crate) fn break_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         Some(LoopFrame::Uniform { exit, results, .. }) => {
             let args: Vec<Val> = vals.iter().zip(&results).map(|(v, f)| conform(cx, *v, *f)).collect();
             jump(cx, exit, flatten(&args));
-            if let Some(LoopFrame::Uniform { exit_used, .. }) = cx.cf.loops.last_mut() {
-                *exit_used = true;
-            }
+            exit_used(cx);
             cx.cf.dead = true;
         }
         Some(LoopFrame::Divergent(lv)) => {
-            let results: Vec<Val> = lv.results.iter().zip(&vals).map(|(o, v)| merge(cx, *o, *v)).collect();
-            let brk = or_exec(cx, lv.brk);
-            exec_off(cx);
+            let (results, brk) = leave(cx, &lv.results, &vals, lv.brk);
             if let Some(LoopFrame::Divergent(cur)) = cx.cf.loops.last_mut() {
                 cur.results = results;
                 cur.brk = brk;
@@ -705,18 +718,14 @@ pub(crate) fn continue_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
                 let ea = flatten(&u);
                 let m = MInst::one(cx.mi(Op::SCbranchExecz, &[]), &[]);
                 branch(cx, m, (exit, ea), (header, a));
-                if let Some(LoopFrame::Uniform { exit_used, .. }) = cx.cf.loops.last_mut() {
-                    *exit_used = true;
-                }
+                exit_used(cx);
             } else {
                 jump(cx, header, a);
             }
             cx.cf.dead = true;
         }
         Some(LoopFrame::Divergent(lv)) => {
-            let next: Vec<Val> = lv.next.iter().zip(&vals).map(|(o, v)| merge(cx, *o, *v)).collect();
-            let cont = or_exec(cx, lv.cont);
-            exec_off(cx);
+            let (next, cont) = leave(cx, &lv.next, &vals, lv.cont);
             if let Some(LoopFrame::Divergent(cur)) = cx.cf.loops.last_mut() {
                 cur.next = next;
                 cur.cont = cont;
