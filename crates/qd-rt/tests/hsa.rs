@@ -327,41 +327,6 @@ fn buffers_and_kernels_stay_with_their_device() {
     assert_eq!(dev.download(&z).unwrap().to_bits()[..4], [9, 8, 7, 0]);
 }
 
-/// `@guarded`: `dst[i] = src[i] + n[0]` for 64 elements, then the status word gets `flags[0]`.
-const PROGRAM: &str = r#"
-kernel @shift(%src: ptr<global, u32>, %dst: ptr<global, u32>, %n: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
-  %0 = thread_id x : u32
-  %1 = ptr.offset %src, %0 : ptr<global, u32>
-  %2 = load %1 : u32
-  %3 = load %n : u32
-  %4 = add %2, %3 : u32
-  %5 = ptr.offset %dst, %0 : ptr<global, u32>
-  store %5, %4
-  return
-}
-
-kernel @flag(%flags: ptr<global, u32>, %st: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {
-  %0 = load %flags : u32
-  store %st, %0
-  return
-}
-
-program @guarded(%src: ptr<global, u32>, %dst: ptr<global, u32>, %n: ptr<global, u32>, %flags: ptr<global, u32>) {
-  status %qd_status bit 0 "n is odd"
-  status %qd_status bit 1 "n has bit 1"
-  check len %src >= 64 "one block"
-  check len %dst >= 64 "one block"
-  check len %n >= 1 "the count"
-  check distinct %src, %dst
-  launch @shift(%src, %dst, %n)
-  launch @flag(%flags, %qd_status)
-}
-"#;
-
-fn program_args(n: u32, src_len: u32, flags: u32) -> Vec<ArgValue> {
-    vec![u32s((0..src_len).map(|i| i * 11)), zeros(ScalarType::U32, 64), u32s([n]), u32s([flags])]
-}
-
 #[test]
 fn programs_match_the_cpu_device_on_the_gpu() {
     let Some(dev) = gpu("programs_match_the_cpu_device_on_the_gpu") else { return };

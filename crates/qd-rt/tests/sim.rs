@@ -214,42 +214,6 @@ fn a_buffer_bound_to_two_parameters_is_one_memory() {
     assert!(e.to_string().contains("compiled for another device"), "{e}");
 }
 
-/// `@guarded`: `dst[i] = src[i] + n[0]` for the first 64 elements, then the status word is set
-/// to `flags[0]` (bit 0 "n is odd", bit 1 "n has bit 1"): only the ops the back end lowers today.
-const PROGRAM: &str = r#"
-kernel @shift(%src: ptr<global, u32>, %dst: ptr<global, u32>, %n: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
-  %0 = thread_id x : u32
-  %1 = ptr.offset %src, %0 : ptr<global, u32>
-  %2 = load %1 : u32
-  %3 = load %n : u32
-  %4 = add %2, %3 : u32
-  %5 = ptr.offset %dst, %0 : ptr<global, u32>
-  store %5, %4
-  return
-}
-
-kernel @flag(%flags: ptr<global, u32>, %st: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {
-  %0 = load %flags : u32
-  store %st, %0
-  return
-}
-
-program @guarded(%src: ptr<global, u32>, %dst: ptr<global, u32>, %n: ptr<global, u32>, %flags: ptr<global, u32>) {
-  status %qd_status bit 0 "n is odd"
-  status %qd_status bit 1 "n has bit 1"
-  check len %src >= 64 "one block"
-  check len %dst >= 64 "one block"
-  check len %n >= 1 "the count"
-  check distinct %src, %dst
-  launch @shift(%src, %dst, %n)
-  launch @flag(%flags, %qd_status)
-}
-"#;
-
-fn program_args(n: u32, src_len: u32, flags: u32) -> Vec<ArgValue> {
-    vec![u32s((0..src_len).map(|i| i * 11)), zeros(ScalarType::U32, 64), u32s([n]), u32s([flags])]
-}
-
 #[test]
 fn programs_with_status_words_run_like_the_interpreter() {
     let m = parse(PROGRAM);
@@ -440,7 +404,6 @@ fn the_device_matrix_takes_sim_specs() {
 /// Block 1 spins until block 0 has set a flag: it terminates only when the device runs started
 /// blocks to completion in order (`forward_progress`), as the simulator does.
 #[test]
-#[ignore = "needs the AMDGCN lowering of `cmp` (arith, in progress): un-ignore once it lands"]
 fn a_block_may_wait_for_a_flag_an_earlier_block_sets() {
     let src = r#"
 kernel @wait(%flag: ptr<global, u32>, %out: ptr<global, u32>) block(64, 1, 1) grid(2, 1, 1) {
