@@ -447,29 +447,28 @@ pub fn resolve_branches(e: &mut Emitted, target: Target) -> Result<(), String> {
 }
 
 impl Emitted {
-    /// Inserts instructions: each `(i, list)` puts `list` before instruction `i` (indices into
-    /// the current list, increasing), as part of the same block as instruction `i`. Inserted
-    /// instructions take instruction `i`'s source line and are not branches.
-    pub fn splice(&mut self, inserts: Vec<(usize, Vec<Inst>)>) {
+    /// Inserts instructions: each `(i, inst)` puts `inst` before instruction `i` (indices into
+    /// the current list, non-decreasing; several at one index go in the order given), as part of
+    /// the same block as instruction `i`. Inserted instructions take instruction `i`'s source
+    /// line and are not branches.
+    pub fn splice(&mut self, inserts: Vec<(usize, Inst)>) {
         if inserts.is_empty() {
             return;
         }
-        let n = self.insts.len() + inserts.iter().map(|(_, l)| l.len()).sum::<usize>();
+        let n = self.insts.len() + inserts.len();
         let mut insts = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(n);
         let mut targets = Vec::with_capacity(n);
         let mut new_index = Vec::with_capacity(self.insts.len() + 1);
         let mut it = inserts.into_iter().peekable();
         for i in 0..=self.insts.len() {
-            // Where old instruction i's block would start: before its inserted list.
+            // Where old instruction i's block would start: before its inserted instructions.
             new_index.push(insts.len());
-            while let Some((_, list)) = it.next_if(|(at, _)| *at == i) {
-                let line = self.lines.get(i).copied().unwrap_or(0);
-                for x in list {
-                    insts.push(x);
-                    lines.push(line);
-                    targets.push(None);
-                }
+            let line = self.lines.get(i).copied().unwrap_or(0);
+            while let Some((_, x)) = it.next_if(|(at, _)| *at == i) {
+                insts.push(x);
+                lines.push(line);
+                targets.push(None);
             }
             if i < self.insts.len() {
                 insts.push(self.insts[i]);

@@ -246,8 +246,9 @@ pub fn compile_kernel_with_lines(
     let spill_abi =
         emit::SpillAbi { spill_ptr_offset: kernarg.spill_ptr_offset, grid_offset: kernarg.grid_offset, block };
     let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
-    waitcnt::insert_waits(&mut em, target);
-    hazard::insert_nops(&mut em, target).map_err(|m| CompileError::new(target, m))?;
+    let accesses = waitcnt::accesses(&em.insts, target);
+    let waits = waitcnt::waits(&em, &accesses, target);
+    hazard::insert_nops(&mut em, &accesses, waits, target).map_err(|m| CompileError::new(target, m))?;
     emit::resolve_branches(&mut em, target).map_err(|m| CompileError::new(target, m))?;
     let mut code = Vec::new();
     let mut insts = Vec::with_capacity(em.insts.len());

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 use crate::isa::{Dpp, Inst, Operand, RegRange};
 use crate::target::{Arch, Family};
 
-use super::access::{srange, voverlap, Access, SRange};
+use super::access::{srange, voverlap, Access, SDefs, SRange, VRegs};
 use super::ops::{self, Sem, VCarry};
 use super::{Fault, SimErrorKind};
 
@@ -53,8 +53,8 @@ struct Rec {
     vcmpx: bool,
     /// `s_waitcnt_depctr` immediate.
     depctr: Option<u16>,
-    vdefs: Vec<RegRange>,
-    sdefs: Vec<SRange>,
+    vdefs: VRegs,
+    sdefs: SDefs,
     /// Data VGPRs of a FLAT/GLOBAL store wider than 64 bits.
     wide_store: Option<RegRange>,
 }
@@ -107,7 +107,14 @@ impl Tracker {
         None
     }
 
-    fn need(&self, row: &str, need: u32, what: &str, pred: impl Fn(&Rec) -> bool) -> Result<(), Fault> {
+    /// (`what` is only formatted when there is a hazard.)
+    fn need(
+        &self,
+        row: &str,
+        need: u32,
+        what: impl std::fmt::Display,
+        pred: impl Fn(&Rec) -> bool,
+    ) -> Result<(), Fault> {
         if let Some((ws, at)) = self.since(need, pred) {
             return Err(hazard(
                 row,
@@ -118,6 +125,13 @@ impl Tracker {
             ));
         }
         Ok(())
+    }
+
+    /// Forgets the history (the compiler's hazard pass, at a block start it flushes).
+    pub(crate) fn clear(&mut self) {
+        self.hist.clear();
+        self.mask_reads.clear();
+        self.mask_armed.clear();
     }
 
     /// Checks the instruction about to issue against the history.
@@ -134,7 +148,7 @@ impl Tracker {
         if inst.dpp != Dpp::None {
             // The destination is LLVM's tied `old` use of a DPP instruction.
             for &v in acc.vuses.iter().chain(&acc.vdefs) {
-                self.need("1", 2, &format!("DPP instruction reads v{}", v.first), |r| {
+                self.need("1", 2, format_args!("DPP instruction reads v{}", v.first), |r| {
                     r.vdefs.iter().any(|&d| voverlap(d, v))
                 })?;
             }
@@ -181,7 +195,7 @@ impl Tracker {
         }
         if matches!(sem, Sem::VReadlane | Sem::VReadfirstlane) {
             if let Operand::Vgpr(v) = inst.operands[1] {
-                self.need("7", 1, &format!("v_readlane/v_readfirstlane reads v{}", v.first), |r| {
+                self.need("7", 1, format_args!("v_readlane/v_readfirstlane reads v{}", v.first), |r| {
                     r.valu && r.vdefs.iter().any(|&d| voverlap(d, v))
                 })?;
             }
@@ -195,9 +209,12 @@ impl Tracker {
             }
             if !ops::is_trans(sem) {
                 for &v in &acc.vuses {
-                    self.need("13", 1, &format!("a VALU reads v{} written by a transcendental op", v.first), |r| {
-                        r.trans && r.vdefs.iter().any(|&d| voverlap(d, v))
-                    })?;
+                    self.need(
+                        "13",
+                        1,
+                        format_args!("a VALU reads v{} written by a transcendental op", v.first),
+                        |r| r.trans && r.vdefs.iter().any(|&d| voverlap(d, v)),
+                    )?;
                 }
             }
         }
@@ -362,8 +379,8 @@ impl Tracker {
             vnop: sem == Sem::VNop,
             vcmpx: matches!(sem, Sem::VCmpx(..)) || (matches!(sem, Sem::VCmp(..)) && acc.writes_exec()),
             depctr,
-            vdefs: acc.vdefs.clone(),
-            sdefs: acc.sdefs.clone(),
+            vdefs: acc.vdefs,
+            sdefs: acc.sdefs,
             wide_store,
         };
         if self.hist.len() == HISTORY {
