@@ -10,13 +10,13 @@
 //!   reload, so that lanes outside EXEC keep their values. Spill slots live in a per-lane record
 //!   of the spill area (a hidden kernel argument), addressed by `v[4:5]`, which a prologue
 //!   computes when the kernel spills; SGPRs spill through `v1`.
-//! - Branch offsets are resolved once every instruction's size is known.
+//! - Branch offsets are resolved once every instruction is encoded ([`encode`]).
 //!
 //! Memory waits and hazard wait states are added afterwards by `waitcnt.rs` and `hazard.rs`.
 
 use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
-use crate::isa::{Inst, Op, Operand, RegRange};
+use crate::isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
 use crate::regalloc::{reg_of, Allocated, RaFunc, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
 use crate::target::{Target, WaveSize};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
@@ -422,28 +422,37 @@ impl Emitter {
     }
 }
 
-/// Fills in branch offsets (in dwords from the next instruction). Fails when one does not fit
-/// the 16-bit field.
-pub fn resolve_branches(e: &mut Emitted, target: Target) -> Result<(), String> {
-    let mut offsets = Vec::with_capacity(e.insts.len() + 1);
-    let mut at = 0u32;
+/// Encodes the instructions and fills in the branch offsets (in dwords from the next
+/// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
+/// everything is encoded, and the offsets are patched into the code): the code, and each
+/// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
+pub fn encode(e: &mut Emitted, target: Target) -> Result<(Vec<u8>, Vec<(u32, Inst)>), String> {
+    let n = e.insts.len();
+    let mut code = Vec::with_capacity(8 * n);
+    let mut offsets = Vec::with_capacity(n + 1);
     for i in &e.insts {
-        offsets.push(at);
-        at += crate::isa::inst_size(i, target) as u32;
+        offsets.push(code.len() as u32);
+        crate::isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
     }
-    offsets.push(at);
-    for k in 0..e.insts.len() {
-        if let Some(b) = e.targets[k] {
-            let dest = offsets[e.block_starts[b.index()]] as i64;
-            let from = offsets[k + 1] as i64;
-            let dwords = (dest - from) / 4;
-            if !(-32768..=32767).contains(&dwords) {
-                return Err(err(format!("a branch spans {dwords} dwords, more than the 16-bit offset holds")));
-            }
-            e.insts[k].imm = dwords as i32;
+    offsets.push(code.len() as u32);
+    for k in 0..n {
+        let Some(b) = e.targets[k] else { continue };
+        if !matches!(e.insts[k].op.info().shape, Shape::Sopp(SoppImm::Branch)) {
+            return Err(err(format!("internal: `{}` has a branch target", e.insts[k].display(target))));
         }
+        let dest = i64::from(offsets[e.block_starts[b.index()]]);
+        let from = i64::from(offsets[k + 1]);
+        let dwords = (dest - from) / 4;
+        if !(-32768..=32767).contains(&dwords) {
+            return Err(err(format!("a branch spans {dwords} dwords, more than the 16-bit offset holds")));
+        }
+        e.insts[k].imm = dwords as i32;
+        // SIMM16 is the low half of the SOPP word.
+        let at = offsets[k] as usize;
+        code[at..at + 2].copy_from_slice(&(dwords as i16).to_le_bytes());
     }
-    Ok(())
+    let insts = offsets.iter().zip(&e.insts).map(|(&o, &i)| (o, i)).collect();
+    Ok((code, insts))
 }
 
 impl Emitted {

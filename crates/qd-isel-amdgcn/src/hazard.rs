@@ -59,18 +59,21 @@ pub fn insert_nops(
     let flush = flush(family);
     let (flush_sem, flush_acc) = info(&flush);
     let mut tr = Tracker::default();
+    tr.set_quiet(true);
     let mut inserts: Vec<(usize, Inst)> = Vec::with_capacity(waits.len() + n / 8);
     // Issues `inst` after the wait states it needs (inserted before instruction `k`).
     let place = |tr: &mut Tracker, inserts: &mut Vec<(usize, Inst)>, k: usize, inst: &Inst, s: Sem, a: &Access| {
         let first = inserts.len();
         let mut tries = 0;
-        while let Err(f) = tr.check(arch, lanes, inst, s, a) {
+        while tr.check(arch, lanes, inst, s, a).is_err() {
             tries += 1;
             if tries > 16 {
+                let mut loud = tr.clone();
+                loud.set_quiet(false);
+                let why = loud.check(arch, lanes, inst, s, a).err().map(|f| f.message).unwrap_or_default();
                 return Err(format!(
-                    "internal: no wait states satisfy the hazard before `{}`: {}",
-                    inst.display(target),
-                    f.message
+                    "internal: no wait states satisfy the hazard before `{}`: {why}",
+                    inst.display(target)
                 ));
             }
             tr.record(family, lanes, &fix, fix_sem, &fix_acc, 0);

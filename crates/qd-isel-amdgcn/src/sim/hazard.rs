@@ -67,10 +67,9 @@ pub(crate) struct Tracker {
     mask_reads: Vec<SRange>,
     /// GFX11 row 15: SGPRs written by a SALU after such a mask read (with the SALU's offset).
     mask_armed: Vec<(SRange, u32)>,
-}
-
-fn hazard(row: &str, msg: String) -> Fault {
-    Fault::new(SimErrorKind::Hazard, format!("§11.1 row {row}: {msg}"))
+    /// Report hazards without their messages (the compiler's hazard pass only asks whether
+    /// there is one, many times per kernel).
+    quiet: bool,
 }
 
 fn depctr_va_vdst(imm: u16) -> u16 {
@@ -116,15 +115,28 @@ impl Tracker {
         pred: impl Fn(&Rec) -> bool,
     ) -> Result<(), Fault> {
         if let Some((ws, at)) = self.since(need, pred) {
-            return Err(hazard(
+            return Err(self.fault(
                 row,
-                format!(
+                || format!(
                     "{what} (written by the instruction at 0x{at:x}) after {ws} wait state(s); {need} are required (s_nop {})",
                     need - ws - 1
                 ),
             ));
         }
         Ok(())
+    }
+
+    /// Makes the faults carry no message (the compiler's hazard pass) or their message again.
+    pub(crate) fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
+    /// The fault of a hazard of `row` (its message built only when the tracker is not quiet).
+    fn fault(&self, row: &str, msg: impl FnOnce() -> String) -> Fault {
+        if self.quiet {
+            return Fault::new(SimErrorKind::Hazard, String::new());
+        }
+        Fault::new(SimErrorKind::Hazard, format!("§11.1 row {row}: {}", msg()))
     }
 
     /// Forgets the history (the compiler's hazard pass, at a block start it flushes).
@@ -232,14 +244,13 @@ impl Tracker {
         if matches!(sem, Sem::VPermlane16 | Sem::VPermlanex16 | Sem::VPermlane64) {
             for r in self.hist.iter().rev() {
                 if r.vcmpx {
-                    return Err(hazard(
-                        "16",
+                    return Err(self.fault("16", || {
                         format!(
                             "{} follows the v_cmpx at 0x{:x} with no VALU in between (v_nop does not count)",
                             inst.op.name(Arch::Gfx1100),
                             r.offset
-                        ),
-                    ));
+                        )
+                    }));
                 }
                 if r.valu && !r.vnop {
                     break;
@@ -249,14 +260,13 @@ impl Tracker {
         if lanes == 64 && ops::is_salu(sem) {
             for &s in acc.suses.iter().chain(&acc.simplicit) {
                 if let Some(&(_, at)) = self.mask_armed.iter().find(|(a, _)| a.overlaps(s)) {
-                    return Err(hazard(
-                        "15",
+                    return Err(self.fault("15", || {
                         format!(
                             "a SALU reads s{}, which the SALU at 0x{at:x} wrote after a VALU read it as a lane mask; \
                              s_waitcnt_depctr 0xfffe (sa_sdst(0)) is required after that write",
                             s.first
-                        ),
-                    ));
+                        )
+                    }));
                 }
             }
         }
@@ -272,14 +282,13 @@ impl Tracker {
             }
             if r.trans {
                 if let Some(v) = acc.vuses.iter().find(|&&v| r.vdefs.iter().any(|&d| voverlap(d, v))) {
-                    return Err(hazard(
-                        "13",
+                    return Err(self.fault("13", || {
                         format!(
                             "a VALU reads v{} written by the transcendental op at 0x{:x} after {valus} VALU(s); \
                              s_waitcnt_depctr 0x0fff (va_vdst(0)) is required",
                             v.first, r.offset
-                        ),
-                    ));
+                        )
+                    }));
                 }
             }
             valus += u32::from(r.valu);
@@ -338,14 +347,13 @@ impl Tracker {
                             if intv1 > 2 || intv1 + (ep - post - 1) > 2 {
                                 return Ok(());
                             }
-                            return Err(hazard(
-                                "14",
+                            return Err(self.fault("14", || {
                                 format!(
                                     "wave64 VALU partial forwarding: a VALU reads a VGPR written at 0x{pat:x} before \
                                      the SALU EXEC write at 0x{eat:x} and one written after it; \
                                      s_waitcnt_depctr 0x0fff (va_vdst(0)) is required"
-                                ),
-                            ));
+                                )
+                            }));
                         }
                     }
                 }
