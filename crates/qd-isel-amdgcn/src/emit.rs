@@ -17,7 +17,7 @@
 use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
 use crate::isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
-use crate::regalloc::{reg_of, Allocated, RaFunc, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
+use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
 use crate::target::{Target, WaveSize};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
 
@@ -100,35 +100,12 @@ fn err(msg: impl Into<String>) -> String {
 }
 
 /// Emits allocated VCode.
-pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
-    let func = RaFunc::new(vcode);
+pub fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
+    let func = &alloc.func;
     let out_ra = &alloc.output;
-    // The abstract registers used per class, renumbered densely (regalloc2 spreads its
-    // choices over the file; any injective renaming within a class is still a valid allocation).
-    let mut seen = [[false; SCRATCH]; 3];
-    let mut note = |a: Allocation| {
-        if let Some((c, i)) = reg_of(a) {
-            if i != SCRATCH {
-                seen[c as usize][i] = true;
-            }
-        }
-    };
-    out_ra.allocs.iter().for_each(|&a| note(a));
-    for (_, e) in &out_ra.edits {
-        let Edit::Move { from, to } = e;
-        note(*from);
-        note(*to);
-    }
-    let mut dense = [[0u16; SCRATCH]; 3];
-    let mut used = [0usize; 3];
-    for c in 0..3 {
-        for i in 0..SCRATCH {
-            if seen[c][i] {
-                dense[c][i] = used[c] as u16;
-                used[c] += 1;
-            }
-        }
-    }
+    // The abstract registers, renumbered onto as few as possible per class (see
+    // `regalloc::compact`).
+    let (dense, used) = compact(alloc);
     let spill_slots = out_ra.num_spillslots as u32;
     let uses_quad = vcode
         .blocks
@@ -158,7 +135,7 @@ pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) ->
     for (bi, blk) in vcode.blocks.iter().enumerate() {
         block_starts.push(out.insts.len());
         let block = regalloc2::Block::new(bi);
-        for ie in out_ra.block_insts_and_edits(&func, block) {
+        for ie in out_ra.block_insts_and_edits(func, block) {
             match ie {
                 InstOrEdit::Edit(Edit::Move { from, to }) => e.edit_move(&mut out, *from, *to, blk.divergent)?,
                 InstOrEdit::Inst(i) => {
@@ -464,29 +441,29 @@ impl Emitted {
         if inserts.is_empty() {
             return;
         }
-        let n = self.insts.len() + inserts.len();
+        let old = self.insts.len();
+        let n = old + inserts.len();
         let mut insts = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(n);
         let mut targets = Vec::with_capacity(n);
-        let mut new_index = Vec::with_capacity(self.insts.len() + 1);
-        let mut it = inserts.into_iter().peekable();
-        for i in 0..=self.insts.len() {
-            // Where old instruction i's block would start: before its inserted instructions.
-            new_index.push(insts.len());
-            let line = self.lines.get(i).copied().unwrap_or(0);
-            while let Some((_, x)) = it.next_if(|(at, _)| *at == i) {
-                insts.push(x);
-                lines.push(line);
-                targets.push(None);
-            }
-            if i < self.insts.len() {
-                insts.push(self.insts[i]);
-                lines.push(self.lines[i]);
-                targets.push(self.targets[i]);
-            }
+        let mut done = 0;
+        for &(at, inst) in &inserts {
+            let at = at.min(old);
+            insts.extend_from_slice(&self.insts[done..at]);
+            lines.extend_from_slice(&self.lines[done..at]);
+            targets.extend_from_slice(&self.targets[done..at]);
+            insts.push(inst);
+            lines.push(self.lines.get(at).copied().unwrap_or(0));
+            targets.push(None);
+            done = at;
         }
+        insts.extend_from_slice(&self.insts[done..]);
+        lines.extend_from_slice(&self.lines[done..]);
+        targets.extend_from_slice(&self.targets[done..]);
+        // A block that started at old instruction i now starts at the first instruction inserted
+        // before it: i moves by the insertions at indices below i.
         for s in &mut self.block_starts {
-            *s = new_index[*s];
+            *s += inserts.partition_point(|&(at, _)| at < *s);
         }
         self.insts = insts;
         self.lines = lines;
