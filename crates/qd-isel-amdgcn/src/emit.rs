@@ -399,11 +399,14 @@ impl Emitter {
     }
 }
 
+/// The encoded code, and each instruction at its byte offset.
+pub type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
+
 /// Encodes the instructions and fills in the branch offsets (in dwords from the next
 /// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
 /// everything is encoded, and the offsets are patched into the code): the code, and each
 /// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
-pub fn encode(e: &mut Emitted, target: Target) -> Result<(Vec<u8>, Vec<(u32, Inst)>), String> {
+pub fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
     let n = e.insts.len();
     let mut code = Vec::with_capacity(8 * n);
     let mut offsets = Vec::with_capacity(n + 1);
