@@ -265,8 +265,8 @@ struct Item {
     move_from: RegSet,
 }
 
+/// Appends the items of `block`, in program order.
 fn items(a: &Allocated<'_>, block: Block, out: &mut Vec<Item>) {
-    out.clear();
     for ie in a.output.block_insts_and_edits(&a.func, block) {
         let mut it = Item { uses: [0; 3], defs: [0; 3], move_from: [0; 3] };
         match ie {
@@ -302,14 +302,20 @@ fn items(a: &Allocated<'_>, block: Block, out: &mut Vec<Item>) {
 /// bit operations per instruction.
 pub fn compact(a: &Allocated<'_>) -> ([[u16; SCRATCH]; 3], [usize; 3]) {
     let nb = a.func.num_blocks();
-    let mut buf = Vec::new();
+    // Every block's items, once: block b is all[start[b]..start[b + 1]].
+    let mut all = Vec::with_capacity(a.func.num_insts() + a.output.edits.len());
+    let mut start = Vec::with_capacity(nb + 1);
+    for b in 0..nb {
+        start.push(all.len());
+        items(a, Block::new(b), &mut all);
+    }
+    start.push(all.len());
     // Upward-exposed uses and definitions of each block.
     let mut gen = vec![[0u64; 3]; nb];
     let mut kill = vec![[0u64; 3]; nb];
     let mut seen: RegSet = [0; 3];
     for b in 0..nb {
-        items(a, Block::new(b), &mut buf);
-        for it in &buf {
+        for it in &all[start[b]..start[b + 1]] {
             for c in 0..3 {
                 gen[b][c] |= it.uses[c] & !kill[b][c];
                 kill[b][c] |= it.defs[c];
@@ -347,8 +353,7 @@ pub fn compact(a: &Allocated<'_>) -> ([[u16; SCRATCH]; 3], [usize; 3]) {
                 live[c] |= live_in[s.index()][c];
             }
         }
-        items(a, Block::new(b), &mut buf);
-        for it in buf.iter().rev() {
+        for it in all[start[b]..start[b + 1]].iter().rev() {
             for c in 0..3 {
                 let named = it.uses[c] | it.defs[c];
                 let mut d = it.defs[c];
