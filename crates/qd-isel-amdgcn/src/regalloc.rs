@@ -12,9 +12,9 @@
 //!
 //! Ion spreads values over every register it is offered (each search for a free register starts
 //! at an offset that rotates with the value), so [`compact`] then renumbers the registers it
-//! chose onto as few as the program's interference allows — on the bench kernel and the filetest
-//! corpus that is exactly the most registers live at any point. (Offering Ion only a few
-//! registers as "preferred" packs less well and makes its search slower.)
+//! chose onto as few as the program's interference allows — on the bench kernel, the most VGPRs
+//! live at any point (docs/performance.md). (Offering Ion only a few registers as "preferred"
+//! packs less well and makes its search slower.)
 
 use regalloc2::{
     Allocation, Block, Function, Inst as RaInst, InstRange, MachineEnv, Operand as RaOperand, Output, PReg, PRegSet,
