@@ -10,14 +10,14 @@
 //!   reload, so that lanes outside EXEC keep their values. Spill slots live in a per-lane record
 //!   of the spill area (a hidden kernel argument), addressed by `v[4:5]`, which a prologue
 //!   computes when the kernel spills; SGPRs spill through `v1`.
-//! - Branch offsets are resolved once every instruction's size is known.
+//! - Branch offsets are resolved once every instruction is encoded ([`encode`]).
 //!
 //! Memory waits and hazard wait states are added afterwards by `waitcnt.rs` and `hazard.rs`.
 
 use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
-use crate::isa::{Inst, Op, Operand, RegRange};
-use crate::regalloc::{reg_of, Allocated, RaFunc, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
+use crate::isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
+use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
 use crate::target::{Target, WaveSize};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
 
@@ -102,35 +102,12 @@ fn err(msg: impl Into<String>) -> String {
 }
 
 /// Emits allocated VCode.
-pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
-    let func = RaFunc::new(vcode);
+pub fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
+    let func = &alloc.func;
     let out_ra = &alloc.output;
-    // The abstract registers used per class, renumbered densely (regalloc2 spreads its
-    // choices over the file; any injective renaming within a class is still a valid allocation).
-    let mut seen = [[false; SCRATCH]; 3];
-    let mut note = |a: Allocation| {
-        if let Some((c, i)) = reg_of(a) {
-            if i != SCRATCH {
-                seen[c as usize][i] = true;
-            }
-        }
-    };
-    out_ra.allocs.iter().for_each(|&a| note(a));
-    for (_, e) in &out_ra.edits {
-        let Edit::Move { from, to } = e;
-        note(*from);
-        note(*to);
-    }
-    let mut dense = [[0u16; SCRATCH]; 3];
-    let mut used = [0usize; 3];
-    for c in 0..3 {
-        for i in 0..SCRATCH {
-            if seen[c][i] {
-                dense[c][i] = used[c] as u16;
-                used[c] += 1;
-            }
-        }
-    }
+    // The abstract registers, renumbered onto as few as possible per class (see
+    // `regalloc::compact`).
+    let (dense, used) = compact(alloc);
     let spill_slots = out_ra.num_spillslots as u32;
     let uses_quad = vcode
         .blocks
@@ -157,7 +134,7 @@ pub fn emit(vcode: &VCode, alloc: &Allocated, target: Target, abi: &SpillAbi) ->
     for (bi, blk) in vcode.blocks.iter().enumerate() {
         block_starts.push(out.insts.len());
         let block = regalloc2::Block::new(bi);
-        for ie in out_ra.block_insts_and_edits(&func, block) {
+        for ie in out_ra.block_insts_and_edits(func, block) {
             match ie {
                 InstOrEdit::Edit(Edit::Move { from, to }) => e.edit_move(&mut out, *from, *to, blk.divergent)?,
                 InstOrEdit::Inst(i) => {
@@ -429,63 +406,74 @@ impl Emitter {
     }
 }
 
-/// Fills in branch offsets (in dwords from the next instruction). Fails when one does not fit
-/// the 16-bit field.
-pub fn resolve_branches(e: &mut Emitted, target: Target) -> Result<(), String> {
-    let mut offsets = Vec::with_capacity(e.insts.len() + 1);
-    let mut at = 0u32;
+/// The encoded code, and each instruction at its byte offset.
+pub type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
+
+/// Encodes the instructions and fills in the branch offsets (in dwords from the next
+/// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
+/// everything is encoded, and the offsets are patched into the code): the code, and each
+/// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
+pub fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
+    let n = e.insts.len();
+    let mut code = Vec::with_capacity(8 * n);
+    let mut offsets = Vec::with_capacity(n + 1);
     for i in &e.insts {
-        offsets.push(at);
-        at += crate::isa::inst_size(i, target) as u32;
+        offsets.push(code.len() as u32);
+        crate::isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
     }
-    offsets.push(at);
-    for k in 0..e.insts.len() {
-        if let Some(b) = e.targets[k] {
-            let dest = offsets[e.block_starts[b.index()]] as i64;
-            let from = offsets[k + 1] as i64;
-            let dwords = (dest - from) / 4;
-            if !(-32768..=32767).contains(&dwords) {
-                return Err(err(format!("a branch spans {dwords} dwords, more than the 16-bit offset holds")));
-            }
-            e.insts[k].imm = dwords as i32;
+    offsets.push(code.len() as u32);
+    for k in 0..n {
+        let Some(b) = e.targets[k] else { continue };
+        if !matches!(e.insts[k].op.info().shape, Shape::Sopp(SoppImm::Branch)) {
+            return Err(err(format!("internal: `{}` has a branch target", e.insts[k].display(target))));
         }
+        let dest = i64::from(offsets[e.block_starts[b.index()]]);
+        let from = i64::from(offsets[k + 1]);
+        let dwords = (dest - from) / 4;
+        if !(-32768..=32767).contains(&dwords) {
+            return Err(err(format!("a branch spans {dwords} dwords, more than the 16-bit offset holds")));
+        }
+        e.insts[k].imm = dwords as i32;
+        // SIMM16 is the low half of the SOPP word.
+        let at = offsets[k] as usize;
+        code[at..at + 2].copy_from_slice(&(dwords as i16).to_le_bytes());
     }
-    Ok(())
+    let insts = offsets.iter().zip(&e.insts).map(|(&o, &i)| (o, i)).collect();
+    Ok((code, insts))
 }
 
 impl Emitted {
-    /// Inserts instructions: each `(i, list)` puts `list` before instruction `i` (indices into
-    /// the current list, increasing), as part of the same block as instruction `i`. Inserted
-    /// instructions take instruction `i`'s source line and are not branches.
-    pub fn splice(&mut self, inserts: Vec<(usize, Vec<Inst>)>) {
+    /// Inserts instructions: each `(i, inst)` puts `inst` before instruction `i` (indices into
+    /// the current list, non-decreasing; several at one index go in the order given), as part of
+    /// the same block as instruction `i`. Inserted instructions take instruction `i`'s source
+    /// line and are not branches.
+    pub fn splice(&mut self, inserts: Vec<(usize, Inst)>) {
         if inserts.is_empty() {
             return;
         }
-        let n = self.insts.len() + inserts.iter().map(|(_, l)| l.len()).sum::<usize>();
+        let old = self.insts.len();
+        let n = old + inserts.len();
         let mut insts = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(n);
         let mut targets = Vec::with_capacity(n);
-        let mut new_index = Vec::with_capacity(self.insts.len() + 1);
-        let mut it = inserts.into_iter().peekable();
-        for i in 0..=self.insts.len() {
-            // Where old instruction i's block would start: before its inserted list.
-            new_index.push(insts.len());
-            while let Some((_, list)) = it.next_if(|(at, _)| *at == i) {
-                let line = self.lines.get(i).copied().unwrap_or(0);
-                for x in list {
-                    insts.push(x);
-                    lines.push(line);
-                    targets.push(None);
-                }
-            }
-            if i < self.insts.len() {
-                insts.push(self.insts[i]);
-                lines.push(self.lines[i]);
-                targets.push(self.targets[i]);
-            }
+        let mut done = 0;
+        for &(at, inst) in &inserts {
+            let at = at.min(old);
+            insts.extend_from_slice(&self.insts[done..at]);
+            lines.extend_from_slice(&self.lines[done..at]);
+            targets.extend_from_slice(&self.targets[done..at]);
+            insts.push(inst);
+            lines.push(self.lines.get(at).copied().unwrap_or(0));
+            targets.push(None);
+            done = at;
         }
+        insts.extend_from_slice(&self.insts[done..]);
+        lines.extend_from_slice(&self.lines[done..]);
+        targets.extend_from_slice(&self.targets[done..]);
+        // A block that started at old instruction i now starts at the first instruction inserted
+        // before it: i moves by the insertions at indices below i.
         for s in &mut self.block_starts {
-            *s = new_index[*s];
+            *s += inserts.partition_point(|&(at, _)| at < *s);
         }
         self.insts = insts;
         self.lines = lines;

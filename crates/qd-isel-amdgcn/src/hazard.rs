@@ -1,4 +1,5 @@
-//! Hazard wait-state insertion on the emitted instruction list (amdgcn-encoding.md §11).
+//! Hazard wait-state insertion on the emitted instruction list (amdgcn-encoding.md §11), done in
+//! the same walk that places the memory waits `waitcnt.rs` chose.
 //!
 //! The pass walks the instructions in layout order with the same per-architecture hazard rules the
 //! simulator checks (`sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each
@@ -9,12 +10,17 @@
 //! (`s_nop 4` on GFX9: the longest GFX9 requirement is 5 states; `s_waitcnt_depctr 0` on GFX11),
 //! after which the walk continues from an empty history. qd never emits `v_cmpx` (EXEC is only
 //! written by SALU), so GFX11 row 16 cannot arise.
+//!
+//! Before an instruction the order is: the flush (at a branch target), the memory waits, the
+//! wait states, the instruction — the waits are instructions of the history like any other.
+//! Every instruction's register access is computed once (`waitcnt::accesses`) and the list is
+//! spliced once.
 
 use crate::emit::Emitted;
 use crate::isa::{Inst, Op};
-use crate::sim::access::access;
+use crate::sim::access::{access, Access};
 use crate::sim::hazard::Tracker;
-use crate::sim::ops::sem;
+use crate::sim::ops::{sem, Sem};
 use crate::target::{Family, Target};
 
 fn flush(family: Family) -> Inst {
@@ -24,59 +30,77 @@ fn flush(family: Family) -> Inst {
     }
 }
 
-/// Inserts the wait states every instruction needs.
-pub fn insert_nops(e: &mut Emitted, target: Target) -> Result<(), String> {
+/// Inserts `waits` (from `waitcnt::waits`: `(i, wait)` before instruction `i`, in order) and the
+/// wait states every instruction needs. `acc` is `waitcnt::accesses` of `e.insts`.
+pub fn insert_nops(
+    e: &mut Emitted,
+    acc: &[(Sem, Access)],
+    waits: Vec<(usize, Inst)>,
+    target: Target,
+) -> Result<(), String> {
     let family = target.family();
     let lanes = target.wave.lanes();
     let arch = target.arch;
-    let mut tr = Tracker::default();
-    let mut inserts: Vec<(usize, Vec<Inst>)> = Vec::new();
-    let starts: std::collections::HashSet<usize> = e
-        .block_starts
-        .iter()
-        .copied()
-        .filter(|&s| e.targets.iter().flatten().any(|b| e.block_starts[b.index()] == s))
-        .collect();
-    let record = |tr: &mut Tracker, i: &Inst| {
+    let n = e.insts.len();
+    // Instructions that start a block some branch jumps to.
+    let mut jumped_to = vec![false; n + 1];
+    for b in e.targets.iter().flatten() {
+        jumped_to[e.block_starts[b.index()].min(n)] = true;
+    }
+    let info = |i: &Inst| {
         let s = sem(i.op);
-        let acc = access(i, s, family, lanes);
-        tr.record(family, lanes, i, s, &acc, 0);
+        (s, access(i, s, family, lanes))
     };
-    for (k, inst) in e.insts.iter().enumerate() {
-        let mut before = Vec::new();
-        if starts.contains(&k) {
-            tr = Tracker::default();
-            let f = flush(family);
-            record(&mut tr, &f);
-            before.push(f);
-        }
-        let s = sem(inst.op);
-        let acc = access(inst, s, family, lanes);
+    let fix = match family {
+        Family::Gfx9 => Inst::new(Op::SNop, &[]).imm(0),
+        Family::Gfx11 => Inst::new(Op::SWaitcntDepctr, &[]).imm(0),
+    };
+    let (fix_sem, fix_acc) = info(&fix);
+    let flush = flush(family);
+    let (flush_sem, flush_acc) = info(&flush);
+    let mut tr = Tracker::default();
+    tr.set_quiet(true);
+    let mut inserts: Vec<(usize, Inst)> = Vec::with_capacity(waits.len() + n / 8);
+    // Issues `inst` after the wait states it needs (inserted before instruction `k`).
+    let place = |tr: &mut Tracker, inserts: &mut Vec<(usize, Inst)>, k: usize, inst: &Inst, s: Sem, a: &Access| {
+        let first = inserts.len();
         let mut tries = 0;
-        while tr.check(arch, lanes, inst, s, &acc).is_err() {
+        while tr.check(arch, lanes, inst, s, a).is_err() {
             tries += 1;
             if tries > 16 {
-                let why = tr.check(arch, lanes, inst, s, &acc).err().map(|f| f.message).unwrap_or_default();
+                let mut loud = tr.clone();
+                loud.set_quiet(false);
+                let why = loud.check(arch, lanes, inst, s, a).err().map(|f| f.message).unwrap_or_default();
                 return Err(format!(
                     "internal: no wait states satisfy the hazard before `{}`: {why}",
                     inst.display(target)
                 ));
             }
-            let fix = match family {
-                Family::Gfx9 => Inst::new(Op::SNop, &[]).imm(0),
-                Family::Gfx11 => Inst::new(Op::SWaitcntDepctr, &[]).imm(0),
-            };
-            record(&mut tr, &fix);
+            tr.record(family, lanes, &fix, fix_sem, &fix_acc, 0);
             // Merge consecutive GFX9 nops into one `s_nop N`.
-            match before.last_mut() {
-                Some(last) if family == Family::Gfx9 && last.op == Op::SNop && last.imm < 7 => last.imm += 1,
-                _ => before.push(fix),
+            let merge = inserts.len() > first && family == Family::Gfx9;
+            match inserts.last_mut() {
+                Some((_, last)) if merge && last.imm < 7 => last.imm += 1,
+                _ => inserts.push((k, fix)),
             }
         }
-        tr.record(family, lanes, inst, s, &acc, 0);
-        if !before.is_empty() {
-            inserts.push((k, before));
+        tr.record(family, lanes, inst, s, a, 0);
+        Ok(())
+    };
+    let mut waits = waits.into_iter().peekable();
+    for (k, inst) in e.insts.iter().enumerate() {
+        if jumped_to[k] {
+            tr.clear();
+            tr.record(family, lanes, &flush, flush_sem, &flush_acc, 0);
+            inserts.push((k, flush));
         }
+        while let Some((_, w)) = waits.next_if(|(at, _)| *at == k) {
+            let (s, a) = info(&w);
+            place(&mut tr, &mut inserts, k, &w, s, &a)?;
+            inserts.push((k, w));
+        }
+        let (s, a) = &acc[k];
+        place(&mut tr, &mut inserts, k, inst, *s, a)?;
     }
     e.splice(inserts);
     Ok(())

@@ -257,16 +257,10 @@ pub fn compile_kernel_with_lines(
         workgroup_id_sgpr: abi::workgroup_id_sgpr(target),
     };
     let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
-    waitcnt::insert_waits(&mut em, target);
-    hazard::insert_nops(&mut em, target).map_err(|m| CompileError::new(target, m))?;
-    emit::resolve_branches(&mut em, target).map_err(|m| CompileError::new(target, m))?;
-    let mut code = Vec::new();
-    let mut insts = Vec::with_capacity(em.insts.len());
-    for i in &em.insts {
-        let at = code.len() as u32;
-        isa::encode(i, target, &mut code).map_err(|e| CompileError::new(target, format!("internal: {e}")))?;
-        insts.push((at, *i));
-    }
+    let accesses = waitcnt::accesses(&em.insts, target);
+    let waits = waitcnt::waits(&em, &accesses, target);
+    hazard::insert_nops(&mut em, &accesses, waits, target).map_err(|m| CompileError::new(target, m))?;
+    let (code, insts) = emit::encode(&mut em, target).map_err(|m| CompileError::new(target, m))?;
     let layout = em.layout;
     let resources = KernelResources {
         next_free_vgpr: layout.next_free_vgpr.max(1),

@@ -9,6 +9,12 @@
 //! registers once the counts used are known (`emit.rs`), so every kernel packs its registers from
 //! the bottom of the file. The per-class budgets come from the target's register file and the
 //! occupancy asked for ([`Budget`]); a kernel that needs more spills to the per-lane spill area.
+//!
+//! Ion spreads values over every register it is offered (each search for a free register starts
+//! at an offset that rotates with the value), so [`compact`] then renumbers the registers it
+//! chose onto as few as the program's interference allows — on the bench kernel, the most VGPRs
+//! live at any point (docs/performance.md). (Offering Ion only a few registers as "preferred"
+//! packs less well and makes its search slower.)
 
 use regalloc2::{
     Allocation, Block, Function, Inst as RaInst, InstRange, MachineEnv, Operand as RaOperand, Output, PReg, PRegSet,
@@ -174,9 +180,11 @@ thread_local! {
 }
 
 /// The allocation of one kernel.
-pub struct Allocated {
+pub struct Allocated<'a> {
     /// regalloc2's output.
     pub output: Output,
+    /// The flattened function it is for (emission walks it again).
+    pub func: RaFunc<'a>,
 }
 
 /// Allocates registers; with `check`, runs regalloc2's checker on the result.
@@ -184,7 +192,7 @@ pub struct Allocated {
 /// Each class gets at least as many registers as the most operands of that class any single
 /// instruction names (a budget below what one instruction needs cannot be met by spilling), and
 /// a panic inside regalloc2 is turned into an error rather than unwinding through the caller.
-pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated, String> {
+pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated<'_>, String> {
     let func = RaFunc::new(vcode);
     let mut need = [0usize; 3];
     for m in vcode.blocks.iter().flat_map(|b| &b.insts) {
@@ -222,10 +230,178 @@ pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated,
         checker.prepare(&output);
         checker.run().map_err(|e| format!("the regalloc2 checker rejected the allocation: {e:?}"))?;
     }
-    Ok(Allocated { output })
+    Ok(Allocated { output, func })
 }
 
 /// The abstract register number of an allocation (`None` for a spill slot).
 pub fn reg_of(a: Allocation) -> Option<(RegClass, usize)> {
     a.as_reg().map(|p| (p.class(), p.hw_enc()))
+}
+
+/// A set of abstract registers per class (bit `i` of word `c`: register `i` of class `c`; the
+/// scratch register is never in one).
+type RegSet = [u64; 3];
+
+fn bit_of(a: Allocation) -> Option<(usize, u64)> {
+    match reg_of(a) {
+        Some((c, i)) if i != SCRATCH => Some((c as usize, 1u64 << i)),
+        _ => None,
+    }
+}
+
+fn add(s: &mut RegSet, a: Allocation) {
+    if let Some((c, b)) = bit_of(a) {
+        s[c] |= b;
+    }
+}
+
+/// The registers an instruction or an allocator move reads and writes.
+#[derive(Clone, Copy)]
+struct Item {
+    uses: RegSet,
+    defs: RegSet,
+    /// A move's source: not made to interfere with its destination (the two may merge, and the
+    /// move then vanishes).
+    move_from: RegSet,
+}
+
+/// Appends the items of `block`, in program order.
+fn items(a: &Allocated<'_>, block: Block, out: &mut Vec<Item>) {
+    for ie in a.output.block_insts_and_edits(&a.func, block) {
+        let mut it = Item { uses: [0; 3], defs: [0; 3], move_from: [0; 3] };
+        match ie {
+            regalloc2::InstOrEdit::Inst(i) => {
+                let ops = a.func.inst_operands(i);
+                for (o, &al) in ops.iter().zip(a.output.inst_allocs(i)) {
+                    match o.kind() {
+                        regalloc2::OperandKind::Use => add(&mut it.uses, al),
+                        regalloc2::OperandKind::Def => add(&mut it.defs, al),
+                    }
+                }
+            }
+            regalloc2::InstOrEdit::Edit(regalloc2::Edit::Move { from, to }) => {
+                add(&mut it.uses, *from);
+                add(&mut it.move_from, *from);
+                add(&mut it.defs, *to);
+            }
+        }
+        out.push(it);
+    }
+}
+
+/// A renumbering of the registers regalloc2 chose, per class, onto as few registers as possible:
+/// `(map, used)` gives register `i` of class `c` the number `map[c][i] < used[c]`.
+///
+/// Two registers can become one when no point of the program needs both: the liveness of every
+/// register is computed over the allocated program (instructions and the allocator's moves, on
+/// the same control-flow graph regalloc2 allocated on), a register written by an instruction
+/// interferes with every register live after it and with every other register the instruction
+/// names, and the interference graph is coloured greedily. regalloc2 spreads values over all the
+/// registers it is offered (each search for a free register starts at a rotating offset), so
+/// this pass, not the allocator, decides how many registers a kernel uses; it costs a few
+/// bit operations per instruction.
+pub fn compact(a: &Allocated<'_>) -> ([[u16; SCRATCH]; 3], [usize; 3]) {
+    let nb = a.func.num_blocks();
+    // Every block's items, once: block b is all[start[b]..start[b + 1]].
+    let mut all = Vec::with_capacity(a.func.num_insts() + a.output.edits.len());
+    let mut start = Vec::with_capacity(nb + 1);
+    for b in 0..nb {
+        start.push(all.len());
+        items(a, Block::new(b), &mut all);
+    }
+    start.push(all.len());
+    // Upward-exposed uses and definitions of each block.
+    let mut gen = vec![[0u64; 3]; nb];
+    let mut kill = vec![[0u64; 3]; nb];
+    let mut seen: RegSet = [0; 3];
+    for b in 0..nb {
+        for it in &all[start[b]..start[b + 1]] {
+            for c in 0..3 {
+                gen[b][c] |= it.uses[c] & !kill[b][c];
+                kill[b][c] |= it.defs[c];
+                seen[c] |= it.uses[c] | it.defs[c];
+            }
+        }
+    }
+    // Live-in sets to a fixed point.
+    let mut live_in = vec![[0u64; 3]; nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut out: RegSet = [0; 3];
+            for s in a.func.block_succs(Block::new(b)) {
+                for c in 0..3 {
+                    out[c] |= live_in[s.index()][c];
+                }
+            }
+            for c in 0..3 {
+                let inn = gen[b][c] | (out[c] & !kill[b][c]);
+                if inn != live_in[b][c] {
+                    live_in[b][c] = inn;
+                    changed = true;
+                }
+            }
+        }
+    }
+    // Interference, walking each block backwards from its live-out set.
+    let mut interf = [[0u64; SCRATCH]; 3];
+    for b in 0..nb {
+        let mut live: RegSet = [0; 3];
+        for s in a.func.block_succs(Block::new(b)) {
+            for c in 0..3 {
+                live[c] |= live_in[s.index()][c];
+            }
+        }
+        for it in all[start[b]..start[b + 1]].iter().rev() {
+            for c in 0..3 {
+                let named = it.uses[c] | it.defs[c];
+                let mut d = it.defs[c];
+                while d != 0 {
+                    let r = d.trailing_zeros() as usize;
+                    d &= d - 1;
+                    interf[c][r] |= (live[c] & !it.move_from[c]) | (named & !it.move_from[c]);
+                }
+                if it.move_from[c] == 0 {
+                    let mut u = it.uses[c];
+                    while u != 0 {
+                        let r = u.trailing_zeros() as usize;
+                        u &= u - 1;
+                        interf[c][r] |= named;
+                    }
+                }
+                live[c] = (live[c] & !it.defs[c]) | it.uses[c];
+            }
+        }
+    }
+    let mut map = [[0u16; SCRATCH]; 3];
+    let mut used = [0usize; 3];
+    for c in 0..3 {
+        // Symmetric, and no register interferes with itself.
+        for r in 0..SCRATCH {
+            let mut m = interf[c][r];
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                interf[c][s] |= 1 << r;
+            }
+        }
+        let mut colour_of = [u16::MAX; SCRATCH];
+        for r in (0..SCRATCH).filter(|&r| seen[c] >> r & 1 == 1) {
+            let mut taken = 0u64;
+            let mut m = interf[c][r] & !(1u64 << r);
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if colour_of[s] != u16::MAX {
+                    taken |= 1 << colour_of[s];
+                }
+            }
+            let k = (!taken).trailing_zeros() as u16;
+            colour_of[r] = k;
+            map[c][r] = k;
+            used[c] = used[c].max(usize::from(k) + 1);
+        }
+    }
+    (map, used)
 }

@@ -24,10 +24,14 @@
 //! workgroup's waves share one CU whose vector memory path is in order, so global stores need no
 //! wait there — LLVM's workgroup-scope release sequences (amdgcn-encoding.md §8.2).
 //! Waits written by lowering (fences) are honoured as what they prove.
+//!
+//! The pass works from each instruction's register access computed once ([`accesses`], shared
+//! with the hazard pass) and returns the waits to insert; `hazard.rs` places them together with
+//! its own wait states in one splice of the instruction list.
 
 use crate::emit::Emitted;
 use crate::isa::{Inst, Op, Operand, RegRange, Waitcnt};
-use crate::sim::access::{access, voverlap, SRange};
+use crate::sim::access::{access, voverlap, Access, SRange};
 use crate::sim::ops::{is_ds, is_vmem, sem, Sem};
 use crate::target::{Family, Target};
 
@@ -113,7 +117,6 @@ impl State {
 
 struct Pass {
     family: Family,
-    lanes: u32,
 }
 
 fn wait_inst(family: Family, vm: Option<u8>, lgkm: Option<u8>) -> Inst {
@@ -147,8 +150,8 @@ impl Pass {
         }
     }
 
-    /// The waits needed before `inst` (appended to `out`), applied to `st`.
-    fn before(&self, st: &mut State, inst: &Inst, out: &mut Vec<Inst>) {
+    /// The waits needed before `inst` (given to `out`), applied to `st`.
+    fn before(&self, st: &mut State, inst: &Inst, acc: &Access, mut out: impl FnMut(Inst)) {
         if inst.op == Op::SBarrier {
             let lgkm = (!st.lgkm.is_empty() || st.lds_writes).then_some(0);
             let vm = match self.family {
@@ -156,17 +159,18 @@ impl Pass {
                 Family::Gfx11 => (!st.vm.is_empty()).then_some(0),
             };
             if vm.is_some() || lgkm.is_some() {
-                out.push(wait_inst(self.family, vm, lgkm));
+                out(wait_inst(self.family, vm, lgkm));
                 self.apply(st, vm, lgkm);
             }
             if self.family == Family::Gfx11 && st.vs_stores {
-                out.push(Inst::new(Op::SWaitcntVscnt, &[Operand::Null]).imm(0));
+                out(Inst::new(Op::SWaitcntVscnt, &[Operand::Null]).imm(0));
                 st.vs_stores = false;
             }
             return;
         }
-        let s = sem(inst.op);
-        let acc = access(inst, s, self.family, self.lanes);
+        if st.vm.is_empty() && st.lgkm.is_empty() {
+            return;
+        }
         let touches = |p: &Pending| {
             let v = acc.vuses.iter().chain(&acc.vdefs).any(|r| p.vdefs.iter().any(|d| voverlap(*r, *d)));
             let sc = acc
@@ -185,14 +189,13 @@ impl Pass {
             need(&st.lgkm, Waitcnt::lgkm_max(self.family) - 1)
                 .map(|n| if st.lgkm.iter().any(|p| p.smem) { 0 } else { n });
         if vm.is_some() || lgkm.is_some() {
-            out.push(wait_inst(self.family, vm, lgkm));
+            out(wait_inst(self.family, vm, lgkm));
             self.apply(st, vm, lgkm);
         }
     }
 
     /// What `inst` leaves outstanding.
-    fn after(&self, st: &mut State, inst: &Inst) {
-        let s = sem(inst.op);
+    fn after(&self, st: &mut State, inst: &Inst, s: Sem, acc: &Access) {
         match inst.op {
             Op::SWaitcnt => {
                 // A wait written by lowering: it proves what its counters say.
@@ -216,7 +219,6 @@ impl Pass {
         if !(smem || ds || vmem) {
             return;
         }
-        let acc = access(inst, s, self.family, self.lanes);
         let flat = matches!(s, Sem::FlatLoad | Sem::FlatStore);
         if matches!(s, Sem::DsStore | Sem::DsAtomic(..) | Sem::DsCmpst | Sem::FlatStore) {
             st.lds_writes = true;
@@ -230,7 +232,7 @@ impl Pass {
             }
             return;
         }
-        let p = Pending { smem: smem || flat, vdefs: acc.vdefs, sdefs: acc.sdefs };
+        let p = Pending { smem: smem || flat, vdefs: acc.vdefs.to_vec(), sdefs: acc.sdefs.to_vec() };
         if vmem {
             st.vm.push(p.clone());
             cap(&mut st.vm);
@@ -246,28 +248,44 @@ fn ends_flow(op: Op) -> bool {
     matches!(op, Op::SBranch | Op::SEndpgm)
 }
 
-/// Inserts the waits (see the module doc).
-pub fn insert_waits(e: &mut Emitted, target: Target) {
-    let pass = Pass { family: target.family(), lanes: target.wave.lanes() };
+/// Each instruction's semantics and register access, computed once for the wait and hazard passes.
+pub fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
+    let (family, lanes) = (target.family(), target.wave.lanes());
+    insts
+        .iter()
+        .map(|i| {
+            let s = sem(i.op);
+            (s, access(i, s, family, lanes))
+        })
+        .collect()
+}
+
+/// The waits the instructions need (see the module doc): `(i, wait)` goes before instruction
+/// `i`, in order. `acc` is [`accesses`] of `e.insts`.
+pub fn waits(e: &Emitted, acc: &[(Sem, Access)], target: Target) -> Vec<(usize, Inst)> {
+    let pass = Pass { family: target.family() };
     let n = e.insts.len();
     let nb = e.block_starts.len().max(1);
     // Block b covers [start(b), start(b + 1)); the first also covers any prologue before it.
     let start = |b: usize| if b == 0 { 0 } else { e.block_starts[b].min(n) };
     let end = |b: usize| if b + 1 < nb { e.block_starts[b + 1].min(n) } else { n };
     let falls_through = |b: usize| b + 1 < nb && (start(b)..end(b)).last().is_none_or(|k| !ends_flow(e.insts[k].op));
+    let step = |st: &mut State, k: usize, out: &mut dyn FnMut(Inst)| {
+        let (s, a) = &acc[k];
+        pass.before(st, &e.insts[k], a, out);
+        pass.after(st, &e.insts[k], *s, a);
+    };
 
     // Fixed point of the block entry states.
     let mut entry: Vec<Option<State>> = vec![None; nb];
     entry[0] = Some(State::default());
     let mut work = vec![0usize];
-    let mut scratch = Vec::new();
+    let mut edges: Vec<(usize, State)> = Vec::new();
     while let Some(b) = work.pop() {
         let mut st = entry[b].clone().unwrap_or_default();
-        let mut edges: Vec<(usize, State)> = Vec::new();
+        edges.clear();
         for k in start(b)..end(b) {
-            scratch.clear();
-            pass.before(&mut st, &e.insts[k], &mut scratch);
-            pass.after(&mut st, &e.insts[k]);
+            step(&mut st, k, &mut |_| {});
             if let Some(t) = e.targets[k] {
                 edges.push((t.index(), st.clone()));
             }
@@ -275,35 +293,32 @@ pub fn insert_waits(e: &mut Emitted, target: Target) {
         if falls_through(b) {
             edges.push((b + 1, st));
         }
-        for (t, s) in edges {
-            let new = match &entry[t] {
-                None => s,
+        for (t, s) in edges.drain(..) {
+            let changed = match &mut entry[t] {
+                slot @ None => {
+                    *slot = Some(s);
+                    true
+                }
                 Some(old) => {
                     let mut j = old.clone();
                     j.join(&s);
-                    j
+                    let changed = j != *old;
+                    *old = j;
+                    changed
                 }
             };
-            if entry[t].as_ref() != Some(&new) {
-                entry[t] = Some(new);
-                if !work.contains(&t) {
-                    work.push(t);
-                }
+            if changed && !work.contains(&t) {
+                work.push(t);
             }
         }
     }
 
-    let mut inserts: Vec<(usize, Vec<Inst>)> = Vec::new();
-    for (b, e0) in entry.iter().enumerate() {
-        let mut st = e0.clone().unwrap_or_default();
+    let mut out: Vec<(usize, Inst)> = Vec::new();
+    for (b, e0) in entry.into_iter().enumerate() {
+        let mut st = e0.unwrap_or_default();
         for k in start(b)..end(b) {
-            let mut before = Vec::new();
-            pass.before(&mut st, &e.insts[k], &mut before);
-            pass.after(&mut st, &e.insts[k]);
-            if !before.is_empty() {
-                inserts.push((k, before));
-            }
+            step(&mut st, k, &mut |w| out.push((k, w)));
         }
     }
-    e.splice(inserts);
+    out
 }

@@ -514,7 +514,7 @@ fn check_literals(inst: &Inst, target: Target, enc: &Enc, enc32: Enc32, slots: &
 }
 
 /// A constant-bus read, for counting distinct values.
-#[derive(PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum BusRead {
     /// A scalar register by code and width (LLVM counts `vcc_lo` and `vcc` as different).
     Reg(u16, u8),
@@ -523,7 +523,15 @@ enum BusRead {
 
 fn check_constant_bus(inst: &Inst, target: Target, slots: &[Slot]) -> Result<(), String> {
     let family = target.family();
-    let mut reads: Vec<BusRead> = Vec::new();
+    // Distinct reads: at most one per operand and the implicit VCC.
+    let mut buf = [BusRead::Lit(0); MAX_OPERANDS + 1];
+    let mut n = 0;
+    let mut add = |r: BusRead| {
+        if !buf[..n].contains(&r) {
+            buf[n] = r;
+            n += 1;
+        }
+    };
     for (o, s) in inst.operands.iter().zip(slots) {
         if !s.field.is_valu_source() {
             continue;
@@ -541,30 +549,22 @@ fn check_constant_bus(inst: &Inst, target: Target, slots: &[Slot]) -> Result<(),
                 None => continue,
             },
         };
-        if !reads.contains(&r) {
-            reads.push(r);
-        }
+        add(r);
     }
     if layout::reads_vcc_implicitly(inst.op) {
         // LLVM 19 treats the implicit read as `vcc` in wave64 (an explicit `vcc` source is the
         // same value, `vcc_lo` is not) and counts it apart from an explicit `vcc_lo` in wave32
         // (width 0 here), as llvm-mc's constant-bus errors show.
         let width = if target.wave.mask_sgprs() == 2 { 2 } else { 0 };
-        let vcc = BusRead::Reg(Operand::VccLo.src_code(family).unwrap_or(106), width);
-        if !reads.contains(&vcc) {
-            reads.push(vcc);
-        }
+        add(BusRead::Reg(Operand::VccLo.src_code(family).unwrap_or(106), width));
     }
     let limit = match family {
         Family::Gfx9 => 1,
         Family::Gfx11 if layout::is_wide_shift(inst.op) => 1,
         Family::Gfx11 => 2,
     };
-    if reads.len() > limit {
-        return Err(format!(
-            "reads {} scalar values (SGPRs/literals) but the constant bus allows {limit}",
-            reads.len()
-        ));
+    if n > limit {
+        return Err(format!("reads {n} scalar values (SGPRs/literals) but the constant bus allows {limit}"));
     }
     Ok(())
 }

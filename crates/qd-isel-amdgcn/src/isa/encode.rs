@@ -25,7 +25,7 @@ pub(crate) const SRC_LITERAL: u32 = 0xFF;
 /// Encodes one instruction, appending its bytes to `out`.
 pub fn encode(inst: &Inst, target: Target, out: &mut Vec<u8>) -> Result<(), IsaError> {
     let r = check::resolve(inst, target)?;
-    for w in words(inst, target, &r) {
+    for w in words(inst, target, &r).iter() {
         out.extend_from_slice(&w.to_le_bytes());
     }
     Ok(())
@@ -158,14 +158,42 @@ pub(crate) fn vop3_opcode(format: Format, opcode: u16, family: Family) -> u32 {
     base + u32::from(opcode)
 }
 
-pub(crate) fn words(inst: &Inst, target: Target, r: &Resolved) -> Vec<u32> {
+/// The machine words of one instruction (at most 3: a 64-bit encoding plus a literal or DPP
+/// dword), kept inline; it reads as a slice.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Words {
+    len: u8,
+    w: [u32; 4],
+}
+
+impl Words {
+    fn push(&mut self, x: u32) {
+        self.w[usize::from(self.len)] = x;
+        self.len += 1;
+    }
+
+    fn extend(&mut self, x: Option<u32>) {
+        if let Some(x) = x {
+            self.push(x);
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.w[..usize::from(self.len)]
+    }
+}
+
+pub(crate) fn words(inst: &Inst, target: Target, r: &Resolved) -> Words {
     let fam = target.family();
     let gfx9 = fam == Family::Gfx9;
     let f = gather(inst, target, r);
     let op = u32::from(r.enc.opcode);
     let imm16 = (inst.imm as u32) & 0xFFFF;
     let c = inst.cache;
-    let mut w: Vec<u32> = Vec::with_capacity(4);
+    let mut w = Words::default();
     match r.enc.format {
         Format::Sop1 => {
             w.push(0xBE80_0000 | f.sdst << 16 | op << 8 | f.ssrc0);

@@ -6,7 +6,7 @@
 //! five cannot disagree about where an operand lives. Formats and field positions are those of
 //! amdgcn-encoding.md §3; the slot order is the assembler order of [`Shape`].
 
-use crate::isa::inst::{Dpp, Form, Inst};
+use crate::isa::inst::{Dpp, Form, Inst, MAX_OPERANDS};
 use crate::isa::operand::Operand;
 use crate::isa::table::{Enc, Format, Op, Shape};
 use crate::target::{Family, Target};
@@ -161,8 +161,39 @@ pub(crate) struct Variant {
     pub saddr: bool,
 }
 
-/// The slots of an instruction variant, in assembler order.
-pub(crate) type Layout = Vec<Slot>;
+/// The slots of an instruction variant, in assembler order: at most one per operand, kept
+/// inline (the encoder resolves one per instruction, so it allocates nothing). It reads as a
+/// slice of [`Slot`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    len: u8,
+    slots: [Slot; MAX_OPERANDS],
+}
+
+impl Layout {
+    /// The layout of these slots (at most [`MAX_OPERANDS`], as every shape has).
+    fn of(slots: &[Slot]) -> Layout {
+        let filler = Slot { kind: Kind::Null, width: 0, field: Field::ImplicitSrc, optional: true };
+        let mut l = Layout { len: slots.len() as u8, slots: [filler; MAX_OPERANDS] };
+        l.slots[..slots.len()].copy_from_slice(slots);
+        l
+    }
+}
+
+impl std::ops::Deref for Layout {
+    type Target = [Slot];
+    fn deref(&self) -> &[Slot] {
+        &self.slots[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Layout {
+    type Item = &'a Slot;
+    type IntoIter = std::slice::Iter<'a, Slot>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
 
 fn slot(kind: Kind, width: u8, field: Field) -> Slot {
     Slot { kind, width, field, optional: false }
@@ -243,85 +274,87 @@ pub(crate) fn layout(op: Op, target: Target, v: Variant) -> Layout {
     let vcc_dst = if v.vop3 { slot(MaskDst, m, Sdst3) } else { slot(ImplicitVcc, m, ImplicitDst) };
     let vaddr_w = if v.saddr { 1 } else { 2 };
     match op.info().shape {
-        Shape::Sop1 { d, s } => vec![slot(SDst, d, Sdst), slot(SSrc, s, Ssrc0)],
-        Shape::Sop1Dst { d } => vec![slot(SDst, d, Sdst)],
-        Shape::Sop1Src { s } => vec![slot(SDst, s, Ssrc0)],
-        Shape::Sop2 { d, s0, s1 } => vec![slot(SDst, d, Sdst), slot(SSrc, s0, Ssrc0), slot(SSrc, s1, Ssrc1)],
-        Shape::Sopk | Shape::SopkCmp => vec![slot(SDst, 1, Sdst)],
-        Shape::SopkWaitcnt => vec![slot(Null, 1, Sdst)],
-        Shape::Sopc { s } => vec![slot(SSrc, s, Ssrc0), slot(SSrc, s, Ssrc1)],
-        Shape::Sopp(_) | Shape::SmemNone | Shape::Vop1None | Shape::CacheCtl => vec![],
+        Shape::Sop1 { d, s } => Layout::of(&[slot(SDst, d, Sdst), slot(SSrc, s, Ssrc0)]),
+        Shape::Sop1Dst { d } => Layout::of(&[slot(SDst, d, Sdst)]),
+        Shape::Sop1Src { s } => Layout::of(&[slot(SDst, s, Ssrc0)]),
+        Shape::Sop2 { d, s0, s1 } => Layout::of(&[slot(SDst, d, Sdst), slot(SSrc, s0, Ssrc0), slot(SSrc, s1, Ssrc1)]),
+        Shape::Sopk | Shape::SopkCmp => Layout::of(&[slot(SDst, 1, Sdst)]),
+        Shape::SopkWaitcnt => Layout::of(&[slot(Null, 1, Sdst)]),
+        Shape::Sopc { s } => Layout::of(&[slot(SSrc, s, Ssrc0), slot(SSrc, s, Ssrc1)]),
+        Shape::Sopp(_) | Shape::SmemNone | Shape::Vop1None | Shape::CacheCtl => Layout::of(&[]),
         Shape::SmemLoad { d, base } => {
-            vec![slot(SReg, d, SmemData), slot(SReg, base, SmemBase), opt(SReg, 1, SmemOff)]
+            Layout::of(&[slot(SReg, d, SmemData), slot(SReg, base, SmemBase), opt(SReg, 1, SmemOff)])
         }
-        Shape::SmemDst { d } => vec![slot(SReg, d, SmemData)],
-        Shape::Vop1 { d, .. } if op == Op::VPermlane64B32 => vec![slot(VReg, d, Vdst), slot(VReg, 1, Src0)],
-        Shape::Vop1 { d, s } => vec![slot(VReg, d, Vdst), src0(s)],
-        Shape::Vop1Sdst => vec![slot(SDst, 1, Vdst), slot(VReg, 1, Src0)],
-        Shape::Vop2 { d, s0, s1 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1)],
-        Shape::Vop2Tied => vec![slot(VReg, 1, Vdst), src0(1), src1(1)],
+        Shape::SmemDst { d } => Layout::of(&[slot(SReg, d, SmemData)]),
+        Shape::Vop1 { d, .. } if op == Op::VPermlane64B32 => Layout::of(&[slot(VReg, d, Vdst), slot(VReg, 1, Src0)]),
+        Shape::Vop1 { d, s } => Layout::of(&[slot(VReg, d, Vdst), src0(s)]),
+        Shape::Vop1Sdst => Layout::of(&[slot(SDst, 1, Vdst), slot(VReg, 1, Src0)]),
+        Shape::Vop2 { d, s0, s1 } => Layout::of(&[slot(VReg, d, Vdst), src0(s0), src1(s1)]),
+        Shape::Vop2Tied => Layout::of(&[slot(VReg, 1, Vdst), src0(1), src1(1)]),
         Shape::Vop2Cndmask => {
             let mask = if v.vop3 { slot(MaskSrc, m, Src2) } else { slot(ImplicitVcc, m, ImplicitSrc) };
-            vec![slot(VReg, 1, Vdst), src0(1), src1(1), mask]
+            Layout::of(&[slot(VReg, 1, Vdst), src0(1), src1(1), mask])
         }
-        Shape::Vop2CarryOut => vec![slot(VReg, 1, Vdst), vcc_dst, src0(1), src1(1)],
+        Shape::Vop2CarryOut => Layout::of(&[slot(VReg, 1, Vdst), vcc_dst, src0(1), src1(1)]),
         Shape::Vop2CarryInOut => {
             let cin = if v.vop3 { slot(MaskSrc, m, Src2) } else { slot(ImplicitVcc, m, ImplicitSrc) };
-            vec![slot(VReg, 1, Vdst), vcc_dst, src0(1), src1(1), cin]
+            Layout::of(&[slot(VReg, 1, Vdst), vcc_dst, src0(1), src1(1), cin])
         }
         Shape::Vopc { s } => {
             let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
-            vec![dst, src0(s), src1(s)]
+            Layout::of(&[dst, src0(s), src1(s)])
         }
         Shape::VopcClass { s } => {
             let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
-            vec![dst, src0(s), src1(1)]
+            Layout::of(&[dst, src0(s), src1(1)])
         }
         Shape::VopcX { s } => match family {
             Family::Gfx9 => {
                 let dst = if v.vop3 { slot(MaskDst, m, Vdst) } else { slot(ImplicitVcc, m, ImplicitDst) };
-                vec![dst, src0(s), src1(s)]
+                Layout::of(&[dst, src0(s), src1(s)])
             }
-            Family::Gfx11 => vec![src0(s), src1(s)],
+            Family::Gfx11 => Layout::of(&[src0(s), src1(s)]),
         },
-        Shape::Vop3 { d, s0, s1 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1)],
-        Shape::Vop3Three { d, s0, s1, s2 } => vec![slot(VReg, d, Vdst), src0(s0), src1(s1), src2(s2)],
-        Shape::Vop3bMad => vec![slot(VReg, 2, Vdst), slot(MaskDst, m, Sdst3), src0(1), src1(1), src2(2)],
-        Shape::Vop3bDivScale { s } => vec![slot(VReg, s, Vdst), slot(MaskDst, m, Sdst3), src0(s), src1(s), src2(s)],
-        Shape::Readlane => vec![slot(SDst, 1, Vdst), slot(VReg, 1, Src0), slot(SSrc, 1, Src1)],
-        Shape::Writelane => vec![slot(VReg, 1, Vdst), slot(SSrc, 1, Src0), slot(SSrc, 1, Src1)],
+        Shape::Vop3 { d, s0, s1 } => Layout::of(&[slot(VReg, d, Vdst), src0(s0), src1(s1)]),
+        Shape::Vop3Three { d, s0, s1, s2 } => Layout::of(&[slot(VReg, d, Vdst), src0(s0), src1(s1), src2(s2)]),
+        Shape::Vop3bMad => Layout::of(&[slot(VReg, 2, Vdst), slot(MaskDst, m, Sdst3), src0(1), src1(1), src2(2)]),
+        Shape::Vop3bDivScale { s } => {
+            Layout::of(&[slot(VReg, s, Vdst), slot(MaskDst, m, Sdst3), src0(s), src1(s), src2(s)])
+        }
+        Shape::Readlane => Layout::of(&[slot(SDst, 1, Vdst), slot(VReg, 1, Src0), slot(SSrc, 1, Src1)]),
+        Shape::Writelane => Layout::of(&[slot(VReg, 1, Vdst), slot(SSrc, 1, Src0), slot(SSrc, 1, Src1)]),
         Shape::Permlane => {
-            vec![slot(VReg, 1, Vdst), slot(VReg, 1, Src0), slot(SSrc, 1, Src1), slot(SSrc, 1, Src2)]
+            Layout::of(&[slot(VReg, 1, Vdst), slot(VReg, 1, Src0), slot(SSrc, 1, Src1), slot(SSrc, 1, Src2)])
         }
-        Shape::DsLoad { d } => vec![slot(VReg, d, DsVdst), slot(VReg, 1, DsAddr)],
-        Shape::DsLoad2 { d } => vec![slot(VReg, 2 * d, DsVdst), slot(VReg, 1, DsAddr)],
-        Shape::DsStore { s } | Shape::DsAtomic { s } => vec![slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)],
-        Shape::DsAtomicRtn { s } => vec![slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)],
+        Shape::DsLoad { d } => Layout::of(&[slot(VReg, d, DsVdst), slot(VReg, 1, DsAddr)]),
+        Shape::DsLoad2 { d } => Layout::of(&[slot(VReg, 2 * d, DsVdst), slot(VReg, 1, DsAddr)]),
+        Shape::DsStore { s } | Shape::DsAtomic { s } => Layout::of(&[slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)]),
+        Shape::DsAtomicRtn { s } => Layout::of(&[slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0)]),
         Shape::DsCmpstRtn { s } => {
-            vec![slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0), slot(VReg, s, DsData1)]
+            Layout::of(&[slot(VReg, s, DsVdst), slot(VReg, 1, DsAddr), slot(VReg, s, DsData0), slot(VReg, s, DsData1)])
         }
-        Shape::DsSwizzle => vec![slot(VReg, 1, DsVdst), slot(VReg, 1, DsAddr)],
-        Shape::DsAddtid => vec![slot(VReg, 1, DsVdst)],
-        Shape::FlatLoad { d } => vec![slot(VReg, d, FlatVdst), slot(VReg, 2, FlatAddr)],
-        Shape::FlatStore { s } => vec![slot(VReg, 2, FlatAddr), slot(VReg, s, FlatData)],
+        Shape::DsSwizzle => Layout::of(&[slot(VReg, 1, DsVdst), slot(VReg, 1, DsAddr)]),
+        Shape::DsAddtid => Layout::of(&[slot(VReg, 1, DsVdst)]),
+        Shape::FlatLoad { d } => Layout::of(&[slot(VReg, d, FlatVdst), slot(VReg, 2, FlatAddr)]),
+        Shape::FlatStore { s } => Layout::of(&[slot(VReg, 2, FlatAddr), slot(VReg, s, FlatData)]),
         Shape::GlobalLoad { d } => {
-            vec![slot(VReg, d, FlatVdst), slot(VReg, vaddr_w, FlatAddr), opt(SReg, 2, FlatSaddr)]
+            Layout::of(&[slot(VReg, d, FlatVdst), slot(VReg, vaddr_w, FlatAddr), opt(SReg, 2, FlatSaddr)])
         }
         Shape::GlobalStore { s } => {
-            vec![slot(VReg, vaddr_w, FlatAddr), slot(VReg, s, FlatData), opt(SReg, 2, FlatSaddr)]
+            Layout::of(&[slot(VReg, vaddr_w, FlatAddr), slot(VReg, s, FlatData), opt(SReg, 2, FlatSaddr)])
         }
-        Shape::GlobalAtomic { s } => vec![
+        Shape::GlobalAtomic { s } => Layout::of(&[
             opt(VReg, s, FlatVdst),
             slot(VReg, vaddr_w, FlatAddr),
             slot(VReg, s, FlatData),
             opt(SReg, 2, FlatSaddr),
-        ],
-        Shape::GlobalAtomicCas { s } => vec![
+        ]),
+        Shape::GlobalAtomicCas { s } => Layout::of(&[
             opt(VReg, s, FlatVdst),
             slot(VReg, vaddr_w, FlatAddr),
             slot(VReg, 2 * s, FlatData),
             opt(SReg, 2, FlatSaddr),
-        ],
+        ]),
     }
 }
 

@@ -1,8 +1,10 @@
 //! Which registers an instruction reads and writes, derived from its [`Shape`] (operand order)
 //! plus the implicit operands (EXEC for compares-to-EXEC and saveexec, VCC for branches, M0 for
-//! `ds_read_addtid`). The hazard checker and the memory-wait checker both work from this.
+//! `ds_read_addtid`). The hazard checker and the memory-wait checker both work from this, and so
+//! do the compiler's wait and hazard passes, which compute it once per instruction: the lists
+//! are kept inline ([`Regs`]), so computing one allocates nothing.
 
-use crate::isa::{Inst, Operand, RegRange, Shape};
+use crate::isa::{Inst, Operand, RegRange, Shape, MAX_OPERANDS};
 use crate::target::Family;
 
 use super::ops::Sem;
@@ -41,6 +43,88 @@ pub(crate) fn voverlap(a: RegRange, b: RegRange) -> bool {
     a0 < b0 + u32::from(b.len) && b0 < a0 + u32::from(a.len)
 }
 
+/// Something a [`Regs`] list can hold, with a filler value for its unused entries.
+pub(crate) trait Filler: Copy {
+    /// The filler.
+    const FILLER: Self;
+}
+
+impl Filler for RegRange {
+    const FILLER: RegRange = RegRange { first: 0, len: 0 };
+}
+
+impl Filler for SRange {
+    const FILLER: SRange = SRange { first: 0, len: 0 };
+}
+
+/// A list of at most `N` register ranges, kept inline. It reads as a slice.
+#[derive(Clone, Copy)]
+pub(crate) struct Regs<T: Filler, const N: usize> {
+    len: u8,
+    items: [T; N],
+}
+
+impl<T: Filler, const N: usize> Regs<T, N> {
+    /// The empty list.
+    pub(crate) const EMPTY: Self = Regs { len: 0, items: [T::FILLER; N] };
+
+    /// Appends `x`. The capacities of [`Access`] are those of the operand array (each operand
+    /// slot adds at most one range, and the implicit registers have their own room), so a full
+    /// list cannot be pushed to.
+    fn push(&mut self, x: T) {
+        self.items[usize::from(self.len)] = x;
+        self.len += 1;
+    }
+
+    fn extend(&mut self, x: Option<T>) {
+        if let Some(x) = x {
+            self.push(x);
+        }
+    }
+}
+
+impl<T: Filler, const N: usize> Default for Regs<T, N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<T: Filler, const N: usize> std::ops::Deref for Regs<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items[..usize::from(self.len)]
+    }
+}
+
+impl<'a, T: Filler, const N: usize> IntoIterator for &'a Regs<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Filler + std::fmt::Debug, const N: usize> std::fmt::Debug for Regs<T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Filler + PartialEq, const N: usize> PartialEq for Regs<T, N> {
+    fn eq(&self, o: &Self) -> bool {
+        **self == **o
+    }
+}
+
+/// Room for one range per operand slot.
+const OPS: usize = MAX_OPERANDS;
+
+/// VGPR ranges of one instruction ([`Access::vdefs`], [`Access::vuses`]).
+pub(crate) type VRegs = Regs<RegRange, OPS>;
+
+/// Scalar registers one instruction writes ([`Access::sdefs`]).
+pub(crate) type SDefs = Regs<SRange, { OPS + 1 }>;
+
 /// The scalar registers an operand names (nothing for VGPRs and constants).
 pub(crate) fn srange(op: Operand, lanes: u32) -> Option<SRange> {
     let mask_len = if lanes == 64 { 2 } else { 1 };
@@ -58,18 +142,18 @@ pub(crate) fn srange(op: Operand, lanes: u32) -> Option<SRange> {
 }
 
 /// The registers one instruction reads and writes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Access {
     /// VGPRs written.
-    pub vdefs: Vec<RegRange>,
+    pub vdefs: VRegs,
     /// VGPRs read (explicit operands).
-    pub vuses: Vec<RegRange>,
+    pub vuses: VRegs,
     /// Scalar registers written (explicit and implicit).
-    pub sdefs: Vec<SRange>,
+    pub sdefs: SDefs,
     /// Scalar registers read explicitly.
-    pub suses: Vec<SRange>,
+    pub suses: Regs<SRange, OPS>,
     /// Scalar registers read implicitly (VCC of a branch, EXEC of saveexec, M0 of addtid).
-    pub simplicit: Vec<SRange>,
+    pub simplicit: Regs<SRange, 1>,
     /// Whether a literal is among the sources.
     pub literal: bool,
 }

@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use crate::isa::{Dpp, Inst, Operand, RegRange};
 use crate::target::{Arch, Family};
 
-use super::access::{srange, voverlap, Access, SRange};
+use super::access::{srange, voverlap, Access, SDefs, SRange, VRegs};
 use super::ops::{self, Sem, VCarry};
 use super::{Fault, SimErrorKind};
 
@@ -58,8 +58,8 @@ struct Rec {
     vcmpx: bool,
     /// `s_waitcnt_depctr` immediate.
     depctr: Option<u16>,
-    vdefs: Vec<RegRange>,
-    sdefs: Vec<SRange>,
+    vdefs: VRegs,
+    sdefs: SDefs,
     /// Data VGPRs of a FLAT/GLOBAL store wider than 64 bits.
     wide_store: Option<RegRange>,
     /// The soft-clause class of an SMEM or VMEM instruction (row 12).
@@ -99,10 +99,9 @@ pub(crate) struct Tracker {
     mask_reads: Vec<SRange>,
     /// GFX11 row 15: SGPRs written by a SALU after such a mask read (with the SALU's offset).
     mask_armed: Vec<(SRange, u32)>,
-}
-
-fn hazard(row: &str, msg: String) -> Fault {
-    Fault::new(SimErrorKind::Hazard, format!("§11.1 row {row}: {msg}"))
+    /// Report hazards without their messages (the compiler's hazard pass only asks whether
+    /// there is one, many times per kernel).
+    quiet: bool,
 }
 
 fn depctr_va_vdst(imm: u16) -> u16 {
@@ -139,17 +138,44 @@ impl Tracker {
         None
     }
 
-    fn need(&self, row: &str, need: u32, what: &str, pred: impl Fn(&Rec) -> bool) -> Result<(), Fault> {
+    /// (`what` is only formatted when there is a hazard.)
+    fn need(
+        &self,
+        row: &str,
+        need: u32,
+        what: impl std::fmt::Display,
+        pred: impl Fn(&Rec) -> bool,
+    ) -> Result<(), Fault> {
         if let Some((ws, at)) = self.since(need, pred) {
-            return Err(hazard(
+            return Err(self.fault(
                 row,
-                format!(
+                || format!(
                     "{what} (written by the instruction at 0x{at:x}) after {ws} wait state(s); {need} are required (s_nop {})",
                     need - ws - 1
                 ),
             ));
         }
         Ok(())
+    }
+
+    /// Makes the faults carry no message (the compiler's hazard pass) or their message again.
+    pub(crate) fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
+    /// The fault of a hazard of `row` (its message built only when the tracker is not quiet).
+    fn fault(&self, row: &str, msg: impl FnOnce() -> String) -> Fault {
+        if self.quiet {
+            return Fault::new(SimErrorKind::Hazard, String::new());
+        }
+        Fault::new(SimErrorKind::Hazard, format!("§11.1 row {row}: {}", msg()))
+    }
+
+    /// Forgets the history (the compiler's hazard pass, at a block start it flushes).
+    pub(crate) fn clear(&mut self) {
+        self.hist.clear();
+        self.mask_reads.clear();
+        self.mask_armed.clear();
     }
 
     /// Checks the instruction about to issue against the history.
@@ -167,7 +193,7 @@ impl Tracker {
         if inst.dpp != Dpp::None {
             // The destination is LLVM's tied `old` use of a DPP instruction.
             for &v in acc.vuses.iter().chain(&acc.vdefs) {
-                self.need("1", 2, &format!("DPP instruction reads v{}", v.first), |r| {
+                self.need("1", 2, format_args!("DPP instruction reads v{}", v.first), |r| {
                     r.vdefs.iter().any(|&d| voverlap(d, v))
                 })?;
             }
@@ -214,7 +240,7 @@ impl Tracker {
         }
         if matches!(sem, Sem::VReadlane | Sem::VReadfirstlane) {
             if let Operand::Vgpr(v) = inst.operands[1] {
-                self.need("7", 1, &format!("v_readlane/v_readfirstlane reads v{}", v.first), |r| {
+                self.need("7", 1, format_args!("v_readlane/v_readfirstlane reads v{}", v.first), |r| {
                     r.valu && r.vdefs.iter().any(|&d| voverlap(d, v))
                 })?;
             }
@@ -228,9 +254,12 @@ impl Tracker {
             }
             if !ops::is_trans(sem) {
                 for &v in &acc.vuses {
-                    self.need("13", 1, &format!("a VALU reads v{} written by a transcendental op", v.first), |r| {
-                        r.trans && r.vdefs.iter().any(|&d| voverlap(d, v))
-                    })?;
+                    self.need(
+                        "13",
+                        1,
+                        format_args!("a VALU reads v{} written by a transcendental op", v.first),
+                        |r| r.trans && r.vdefs.iter().any(|&d| voverlap(d, v)),
+                    )?;
                 }
             }
         }
@@ -248,14 +277,13 @@ impl Tracker {
         if matches!(sem, Sem::VPermlane16 | Sem::VPermlanex16 | Sem::VPermlane64) {
             for r in self.hist.iter().rev() {
                 if r.vcmpx {
-                    return Err(hazard(
-                        "16",
+                    return Err(self.fault("16", || {
                         format!(
                             "{} follows the v_cmpx at 0x{:x} with no VALU in between (v_nop does not count)",
                             inst.op.name(Arch::Gfx1100),
                             r.offset
-                        ),
-                    ));
+                        )
+                    }));
                 }
                 if r.valu && !r.vnop {
                     break;
@@ -265,14 +293,13 @@ impl Tracker {
         if lanes == 64 && ops::is_salu(sem) {
             for &s in acc.suses.iter().chain(&acc.simplicit) {
                 if let Some(&(_, at)) = self.mask_armed.iter().find(|(a, _)| a.overlaps(s)) {
-                    return Err(hazard(
-                        "15",
+                    return Err(self.fault("15", || {
                         format!(
                             "a SALU reads s{}, which the SALU at 0x{at:x} wrote after a VALU read it as a lane mask; \
                              s_waitcnt_depctr 0xfffe (sa_sdst(0)) is required after that write",
                             s.first
-                        ),
-                    ));
+                        )
+                    }));
                 }
             }
         }
@@ -340,14 +367,13 @@ impl Tracker {
             }
             if r.trans {
                 if let Some(v) = acc.vuses.iter().find(|&&v| r.vdefs.iter().any(|&d| voverlap(d, v))) {
-                    return Err(hazard(
-                        "13",
+                    return Err(self.fault("13", || {
                         format!(
                             "a VALU reads v{} written by the transcendental op at 0x{:x} after {valus} VALU(s); \
                              s_waitcnt_depctr 0x0fff (va_vdst(0)) is required",
                             v.first, r.offset
-                        ),
-                    ));
+                        )
+                    }));
                 }
             }
             valus += u32::from(r.valu);
@@ -406,14 +432,13 @@ impl Tracker {
                             if intv1 > 2 || intv1 + (ep - post - 1) > 2 {
                                 return Ok(());
                             }
-                            return Err(hazard(
-                                "14",
+                            return Err(self.fault("14", || {
                                 format!(
                                     "wave64 VALU partial forwarding: a VALU reads a VGPR written at 0x{pat:x} before \
                                      the SALU EXEC write at 0x{eat:x} and one written after it; \
                                      s_waitcnt_depctr 0x0fff (va_vdst(0)) is required"
-                                ),
-                            ));
+                                )
+                            }));
                         }
                     }
                 }
@@ -449,8 +474,8 @@ impl Tracker {
             vnop: sem == Sem::VNop,
             vcmpx: matches!(sem, Sem::VCmpx(..)) || (matches!(sem, Sem::VCmp(..)) && acc.writes_exec()),
             depctr,
-            vdefs: acc.vdefs.clone(),
-            sdefs: acc.sdefs.clone(),
+            vdefs: acc.vdefs,
+            sdefs: acc.sdefs,
             wide_store,
             clause,
             vuses,

@@ -127,7 +127,7 @@ impl Waits {
 
     /// Records an issued memory operation.
     pub(crate) fn issue(&mut self, family: Family, kind: Kind, offset: u32, acc: &Access, lds_write: bool) {
-        let p = Pending { kind, offset, vdefs: acc.vdefs.clone(), sdefs: acc.sdefs.clone(), lds_write };
+        let p = Pending { kind, offset, vdefs: acc.vdefs.to_vec(), sdefs: acc.sdefs.to_vec(), lds_write };
         match kind {
             Kind::Smem | Kind::Ds | Kind::FlatLgkm => self.lgkm.push_back(p),
             Kind::VmLoad => self.vm.push_back(p),
