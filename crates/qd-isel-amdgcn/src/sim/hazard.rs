@@ -330,13 +330,12 @@ impl Tracker {
             Clause::Vmem => "VMEM",
         };
         if clause_store(sem) {
-            return Err(hazard(
-                "12",
+            return Err(self.fault("12", || {
                 format!(
                     "a store or atomic joins the {what} soft clause starting at 0x{at:x}, which writes registers \
                      (with XNACK on a clause may be replayed); s_nop 0 must end the clause first"
-                ),
-            ));
+                )
+            }));
         }
         vdefs.extend(acc.vdefs.iter().copied());
         sdefs.extend(acc.sdefs.iter().copied());
@@ -349,13 +348,12 @@ impl Tracker {
             (None, Some(s)) => format!("s{}", s.first),
             (None, None) => return Ok(()),
         };
-        Err(hazard(
-            "12",
+        Err(self.fault("12", || {
             format!(
                 "the {what} soft clause starting at 0x{at:x} would both write and read {clash} (with XNACK on a \
                  clause may be replayed); s_nop 0 must end the clause first"
-            ),
-        ))
+            )
+        }))
     }
 
     /// GFX11 row 13 (LLVM fixVALUTransUseHazard).
@@ -463,7 +461,7 @@ impl Tracker {
         };
         let states = if sem == Sem::SNop { (inst.imm as u32 & 0xF) + 1 } else { 1 };
         let clause = clause_of(sem).filter(|_| family == Family::Gfx9);
-        let (vuses, suses) = if clause.is_some() { (acc.vuses.clone(), acc.suses.clone()) } else { (vec![], vec![]) };
+        let (vuses, suses) = if clause.is_some() { (acc.vuses.to_vec(), acc.suses.to_vec()) } else { (vec![], vec![]) };
         let rec = Rec {
             offset,
             states,
