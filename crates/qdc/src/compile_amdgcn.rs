@@ -254,12 +254,12 @@ mod tests {
         let f = &m.kernels[0];
         let rem = f.regions[f.body].insts[2];
         let t = Target::wave64(Arch::Gfx942);
-        let e = CompileError::op(t, "rem", Some("u32".into()), "no AMDGCN lowering yet");
+        let e = CompileError::op(t, "rem", Some("u32".into()), "an example message");
         let line = map.line_of(0, AnyEntity::Inst(rem));
         assert_eq!(line, Some(4));
         assert_eq!(
             render_error(&e, f, Some(rem), line, SRC, "k.qdm"),
-            "error: kernel @k: cannot compile for gfx942: `rem` on u32: no AMDGCN lowering yet
+            "error: kernel @k: cannot compile for gfx942: `rem` on u32: an example message
  --> k.qdm:4:8
   |
 4 |   %2 = rem %0, %1 : u32
