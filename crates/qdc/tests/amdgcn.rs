@@ -5,7 +5,7 @@
 //! as `llvm-mc-19 -show-encoding` does (they differ in two spellings, checked here too).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use qd_isel_amdgcn::code_object::{
     read_code_object, write_code_object, CodeObjectConfig, KernelCode, KernelDescriptor, KernelResources, UserSgprs,
@@ -17,52 +17,12 @@ const OBJDUMP: &str = "llvm-objdump-19";
 const MC: &str = "llvm-mc-19";
 const LLD: &str = "ld.lld-19";
 
-fn qdc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qdc")).args(args).output().expect("qdc runs")
-}
+mod common;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh scratch directory per test, removed when the test passes (kept for a look when it
-/// fails).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("scratch files kept in {}", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
+use common::{have, path_str, qdc, stderr, stdout, Scratch};
 
 fn scratch(test: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("qdc-amdgcn-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    Scratch(dir)
-}
-
-fn path_str(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    common::scratch_in("amdgcn", test)
 }
 
 /// The four targets and their `--target` spelling.

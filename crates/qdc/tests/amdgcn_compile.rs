@@ -18,51 +18,12 @@ const OBJDUMP: &str = "llvm-objdump-19";
 const READELF: &str = "llvm-readelf-19";
 const DWARFDUMP: &str = "llvm-dwarfdump-19";
 
-fn qdc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qdc")).args(args).output().expect("qdc runs")
-}
+mod common;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-}
-
-/// A fresh scratch directory per test, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("scratch files kept in {}", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
+use common::{have, path_str, qdc, stderr, stdout, Scratch};
 
 fn scratch(test: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("qdc-compile-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    Scratch(dir)
-}
-
-fn path_str(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
+    common::scratch_in("compile", test)
 }
 
 fn repo() -> PathBuf {
