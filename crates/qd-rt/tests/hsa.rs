@@ -155,29 +155,6 @@ fn available_and_best_work_with_or_without_a_gpu() {
     assert!(list.windows(2).all(|w| rank(w[0].kind) <= rank(w[1].kind)), "{list:?}");
 }
 
-/// `out[g] = a[g] + b[g] + grid_dim + block_dim`, `g = block_id * 64 + thread_id`.
-const ADD: &str = r#"
-kernel @addk(%a: ptr<global, u32>, %b: ptr<global, u32>, %out: ptr<global, u32>) block(64, 1, 1) grid(GRID) {
-  %0 = thread_id x : u32
-  %1 = block_id x : u32
-  %20 = const 64 : u32
-  %2 = mul %1, %20 : u32
-  %8 = add %2, %0 : u32
-  %9 = ptr.offset %a, %8 : ptr<global, u32>
-  %10 = load %9 : u32
-  %11 = ptr.offset %b, %8 : ptr<global, u32>
-  %12 = load %11 : u32
-  %13 = add %10, %12 : u32
-  %14 = grid_dim x : u32
-  %15 = block_dim x : u32
-  %16 = add %13, %14 : u32
-  %17 = add %16, %15 : u32
-  %18 = ptr.offset %out, %8 : ptr<global, u32>
-  store %18, %17
-  return
-}
-"#;
-
 fn add_args(blocks: u32) -> Vec<ArgValue> {
     let n = blocks * 64;
     vec![
@@ -204,7 +181,7 @@ fn device_info_on_the_gpu() {
 #[test]
 fn kernels_match_the_interpreter_on_the_gpu() {
     let Some(dev) = gpu("kernels_match_the_interpreter_on_the_gpu") else { return };
-    let m = parse(&ADD.replace("GRID", "3, 1, 1"));
+    let m = parse(&add_kernel("3, 1, 1"));
     let f = m.kernel("addk").unwrap();
     let r = crosscheck::kernel(&dev, f, &add_args(3), &LaunchOptions::default());
     assert_eq!(r.outcome, Outcome::Matched, "{r}");
@@ -265,7 +242,7 @@ const KNOWN_MISSING_WAITS: [&str; 1] = ["bump"];
 /// tests expect on the simulators, so those tests fail on hardware only for a hardware reason.
 #[test]
 fn the_gpu_test_kernels_run_on_the_simulators() {
-    let add = parse(&ADD.replace("GRID", "3, 1, 1"));
+    let add = parse(&add_kernel("3, 1, 1"));
     let f = add.kernel("addk").unwrap();
     let prog = parse(PROGRAM);
     let p = prog.program("guarded").unwrap();
@@ -289,7 +266,7 @@ fn the_gpu_test_kernels_run_on_the_simulators() {
 #[test]
 fn buffers_and_kernels_stay_with_their_device() {
     let Some(dev) = gpu("buffers_and_kernels_stay_with_their_device") else { return };
-    let m = parse(&ADD.replace("GRID", "2, 1, 1"));
+    let m = parse(&add_kernel("2, 1, 1"));
     let f = m.kernel("addk").unwrap();
     let k = dev.compile(f).unwrap();
     assert_eq!(&k.code_object().unwrap()[..4], b"\x7fELF");

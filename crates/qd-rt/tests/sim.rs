@@ -32,38 +32,6 @@ fn parse(src: &str) -> qd_mir::Module {
     m
 }
 
-/// `out[g] = a[g] + b[g] + grid_dim + block_dim` with `g = block_id * 64 + thread_id` (the
-/// multiplication by 64 as six doublings: only `add` is lowered so far); the grid is `GRID`.
-fn add_kernel(grid: &str) -> String {
-    format!(
-        r#"
-kernel @addk(%a: ptr<global, u32>, %b: ptr<global, u32>, %out: ptr<global, u32>) block(64, 1, 1) grid({grid}) {{
-  %0 = thread_id x : u32
-  %1 = block_id x : u32
-  %2 = add %1, %1 : u32
-  %3 = add %2, %2 : u32
-  %4 = add %3, %3 : u32
-  %5 = add %4, %4 : u32
-  %6 = add %5, %5 : u32
-  %7 = add %6, %6 : u32
-  %8 = add %7, %0 : u32
-  %9 = ptr.offset %a, %8 : ptr<global, u32>
-  %10 = load %9 : u32
-  %11 = ptr.offset %b, %8 : ptr<global, u32>
-  %12 = load %11 : u32
-  %13 = add %10, %12 : u32
-  %14 = grid_dim x : u32
-  %15 = block_dim x : u32
-  %16 = add %13, %14 : u32
-  %17 = add %16, %15 : u32
-  %18 = ptr.offset %out, %8 : ptr<global, u32>
-  store %18, %17
-  return
-}}
-"#
-    )
-}
-
 fn add_args(blocks: u32) -> Vec<ArgValue> {
     let n = blocks * 64;
     vec![

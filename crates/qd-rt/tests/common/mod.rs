@@ -313,3 +313,31 @@ program @guarded(%src: ptr<global, u32>, %dst: ptr<global, u32>, %n: ptr<global,
 pub fn program_args(n: u32, src_len: u32, flags: u32) -> Vec<ArgValue> {
     vec![u32s((0..src_len).map(|i| i * 11)), zeros(ScalarType::U32, 64), u32s([n]), u32s([flags])]
 }
+
+/// `out[g] = a[g] + b[g] + grid_dim + block_dim` with `g = block_id * 64 + thread_id`, over the
+/// grid `grid` (the sim and hsa device tests share it).
+pub fn add_kernel(grid: &str) -> String {
+    format!(
+        r#"
+kernel @addk(%a: ptr<global, u32>, %b: ptr<global, u32>, %out: ptr<global, u32>) block(64, 1, 1) grid({grid}) {{
+  %0 = thread_id x : u32
+  %1 = block_id x : u32
+  %20 = const 64 : u32
+  %2 = mul %1, %20 : u32
+  %8 = add %2, %0 : u32
+  %9 = ptr.offset %a, %8 : ptr<global, u32>
+  %10 = load %9 : u32
+  %11 = ptr.offset %b, %8 : ptr<global, u32>
+  %12 = load %11 : u32
+  %13 = add %10, %12 : u32
+  %14 = grid_dim x : u32
+  %15 = block_dim x : u32
+  %16 = add %13, %14 : u32
+  %17 = add %16, %15 : u32
+  %18 = ptr.offset %out, %8 : ptr<global, u32>
+  store %18, %17
+  return
+}}
+"#
+    )
+}
