@@ -64,6 +64,8 @@ pub struct SpillAbi {
     pub block: [u32; 3],
     /// The SGPR holding workgroup id X on entry (Y, Z follow).
     pub workgroup_id_sgpr: u16,
+    /// Whether the kernel uses the fixed VGPR quad ([`VCode::uses_quad`]).
+    pub uses_quad: bool,
 }
 
 /// One emitted instruction: the instruction, the MIR line it came from (0: none), and the
@@ -109,13 +111,7 @@ pub fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi
     // `regalloc::compact`).
     let (dense, used) = compact(alloc);
     let spill_slots = out_ra.num_spillslots as u32;
-    let uses_quad = vcode
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .flat_map(|m| &m.steps)
-        .any(|s| s.fills.iter().any(|f| matches!(f, Fill::Quad { .. })));
-    let vgpr_base = if uses_quad { QUAD_BASE + 4 } else { RESERVED_VGPRS as u16 };
+    let vgpr_base = if abi.uses_quad { QUAD_BASE + 4 } else { RESERVED_VGPRS as u16 };
     let pair_base = (vgpr_base + used[RegClass::Float as usize] as u16).next_multiple_of(2);
     let layout = RegLayout {
         sgpr_base: RESERVED_SGPRS as u16,

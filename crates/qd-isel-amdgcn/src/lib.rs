@@ -216,7 +216,7 @@ pub fn compile_kernel_with_lines(
         cx.shared_offsets[s] = start;
         lds = start + size * data.len;
     }
-    if f.insts.values().any(|d| d.opcode == qd_mir::Opcode::BlockSyncPred) {
+    if cx.needs.sync_pred {
         cx.sync_pred_word = Some(lds.next_multiple_of(4));
         lds = lds.next_multiple_of(4) + 4;
     }
@@ -241,12 +241,7 @@ pub fn compile_kernel_with_lines(
     vcode.split_critical_edges();
     let vcode_text = if opts.keep_vcode { vcode.to_string() } else { String::new() };
     // The fixed VGPR quad, when an instruction needs it, comes out of the VGPR budget.
-    let uses_quad = vcode
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .flat_map(|m| &m.steps)
-        .any(|s| s.fills.iter().any(|f| matches!(f, vcode::Fill::Quad { .. })));
+    let uses_quad = vcode.uses_quad();
     let budget =
         regalloc::Budget::new(target, opts.max_vgprs.saturating_sub(if uses_quad { 4 } else { 0 }), opts.max_sgprs);
     let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc).map_err(|m| CompileError::new(target, m))?;
@@ -255,6 +250,7 @@ pub fn compile_kernel_with_lines(
         grid_offset: kernarg.grid_offset,
         block,
         workgroup_id_sgpr: abi::workgroup_id_sgpr(target),
+        uses_quad,
     };
     let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
     let accesses = waitcnt::accesses(&em.insts, target);

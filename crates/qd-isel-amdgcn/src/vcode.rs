@@ -368,6 +368,16 @@ impl VCode {
         }
     }
 
+    /// True when some instruction uses the fixed VGPR quad ([`Fill::Quad`]), which the register
+    /// layout then reserves.
+    pub fn uses_quad(&self) -> bool {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .flat_map(|m| &m.steps)
+            .any(|s| s.fills.iter().any(|f| matches!(f, Fill::Quad { .. })))
+    }
+
     /// The successors of a block (from its terminator).
     pub fn succs(&self, b: VBlock) -> Vec<VBlock> {
         self.blocks[b.index()].insts.last().map(MInst::succs).unwrap_or_default()

@@ -77,6 +77,31 @@ pub(crate) struct EntryRegs {
     pub grid: [VReg; 3],
 }
 
+/// What the kernel's entry must provide, from one scan of its instructions.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct EntryNeeds {
+    /// Some `grid_dim` reads the grid size.
+    pub grid_dim: bool,
+    /// Some `block_id` reads workgroup id X, Y, Z.
+    pub block_id: [bool; 3],
+    /// The kernel has a `block.sync_pred` (which needs its LDS word).
+    pub sync_pred: bool,
+}
+
+impl EntryNeeds {
+    fn of(f: &Function) -> EntryNeeds {
+        let mut n = EntryNeeds::default();
+        for d in f.insts.values() {
+            n.grid_dim |= d.opcode == Opcode::GridDim;
+            n.sync_pred |= d.opcode == Opcode::BlockSyncPred;
+            if let (Opcode::BlockId, Imm::Dim(dim)) = (d.opcode, d.imm) {
+                n.block_id[DIMS.iter().position(|&x| x == dim).unwrap_or(0)] = true;
+            }
+        }
+        n
+    }
+}
+
 /// The lowering context: one kernel being selected.
 #[allow(dead_code)]
 pub(crate) struct Lower<'a> {
@@ -89,6 +114,8 @@ pub(crate) struct Lower<'a> {
     pub cur: VBlock,
     vals: SecondaryMap<Value, Option<Val>>,
     pub entry: EntryRegs,
+    /// What the entry must provide.
+    pub needs: EntryNeeds,
     pub kernarg: KernargLayout,
     /// LDS byte offset of every shared array.
     pub shared_offsets: SecondaryMap<qd_mir::SharedArr, u32>,
@@ -128,6 +155,7 @@ impl<'a> Lower<'a> {
             cur: entry_block,
             vals: SecondaryMap::new(),
             entry,
+            needs: EntryNeeds::of(f),
             kernarg,
             shared_offsets: SecondaryMap::new(),
             lds_bytes: 0,
@@ -436,8 +464,7 @@ impl<'a> Lower<'a> {
         let load = |cx: &Self, m: &mut MInst, d: VReg, off: u32| {
             m.step(cx.mi(Op::SLoadDword, &[]).imm(off as i32), &[A::D(d), kernarg, A::K(Operand::None)]);
         };
-        let uses_grid = self.f.insts.values().any(|d| d.opcode == Opcode::GridDim);
-        if uses_grid {
+        if self.needs.grid_dim {
             for d in 0..3 {
                 load(self, &mut m, e.grid[d], self.kernarg.grid_offset + 4 * d as u32);
             }
@@ -457,9 +484,8 @@ impl<'a> Lower<'a> {
             params.push((p.value, val));
         }
         // Workgroup ids: only the dimensions some `block_id` reads (the others are never used).
-        for (d, &dim) in DIMS.iter().enumerate() {
-            let used = self.f.insts.values().any(|x| x.opcode == Opcode::BlockId && x.imm == Imm::Dim(dim));
-            if used {
+        for d in 0..3 {
+            if self.needs.block_id[d] {
                 let sgpr = crate::abi::workgroup_id_sgpr(self.target) + d as u16;
                 m.step(self.mi(Op::SMovB32, &[]), &[A::D(e.block_id[d]), A::K(Operand::s(sgpr))]);
             }
