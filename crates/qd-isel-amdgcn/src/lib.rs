@@ -156,6 +156,16 @@ impl CompiledKernel {
         s
     }
 
+    /// Bytes of the spill area a launch over `grid` blocks needs: a record of
+    /// [`CompiledKernel::spill_bytes_per_lane`] for every lane of every wave (0 when the kernel
+    /// does not spill). The spill prologue addresses exactly this layout.
+    pub fn spill_area_bytes(&self, grid: [u32; 3]) -> u128 {
+        let lanes = self.target.wave.lanes();
+        let threads: u32 = self.block.iter().product();
+        let blocks = grid.iter().map(|&g| u128::from(g)).product::<u128>();
+        u128::from(threads.div_ceil(lanes)) * blocks * u128::from(lanes) * u128::from(self.spill_bytes_per_lane)
+    }
+
     /// The simulator's view of the kernel.
     pub fn sim_program(&self) -> sim::Program {
         let mut setup = sim::KernelSetup::new(self.target);

@@ -72,12 +72,9 @@ pub fn run(
             ArgValue::Scalar(_, bits) => values.push(KernargValue::Bits(*bits)),
         }
     }
-    let lanes = k.target.wave.lanes();
-    let threads: u32 = k.block.iter().product();
-    let waves = u64::from(threads.div_ceil(lanes)) * grid.iter().map(|&g| u64::from(g)).product::<u64>();
     let spill = if k.spill_bytes_per_lane > 0 {
-        let bytes = waves * u64::from(lanes) * u64::from(k.spill_bytes_per_lane);
-        let bytes = usize::try_from(bytes).map_err(|_| RunError::Args("the spill area is too large".into()))?;
+        let bytes = usize::try_from(k.spill_area_bytes(grid))
+            .map_err(|_| RunError::Args("the spill area is too large".into()))?;
         mem.alloc(bytes, 256)
     } else {
         0

@@ -48,13 +48,7 @@ pub(crate) fn grid(
 /// The bytes of the spill area of a launch of `k` over `grid` blocks: one slot area per lane of
 /// every wave (`waves × lanes × spill_bytes_per_lane`), 0 when the kernel does not spill.
 pub(crate) fn spill_area_bytes(k: &CompiledKernel, grid: [u32; 3]) -> Result<usize, RtError> {
-    if k.spill_bytes_per_lane == 0 {
-        return Ok(0);
-    }
-    let lanes = k.target.wave.lanes();
-    let threads: u32 = k.block.iter().product();
-    let blocks = grid.iter().map(|&g| u128::from(g)).product::<u128>();
-    let bytes = u128::from(threads.div_ceil(lanes)) * blocks * u128::from(lanes) * u128::from(k.spill_bytes_per_lane);
+    let bytes = k.spill_area_bytes(grid);
     usize::try_from(bytes).map_err(|_| {
         RtError::usage(format!(
             "kernel @{}: the spill area of grid {grid:?} ({bytes} bytes, {} per lane) is too large",
