@@ -9,10 +9,12 @@
 //! well formed.
 
 pub mod dominance;
+pub mod lanes;
 pub mod uniformity;
 pub mod uses;
 
 pub use dominance::{DefSite, DomTree};
+pub use lanes::{classify, lane_function, shuffle_pattern, shuffle_sources, LanePattern};
 pub use uniformity::Uniformity;
 pub use uses::UseCounts;
 

@@ -6,6 +6,8 @@
 //! - [`cse`]: scoped hash-consing of pure ops; convergent ops only within one region.
 //! - [`unroll`]: full unrolling of loops whose control path is decided by constants.
 //! - [`expand`]: subgroup collectives (reduce, scan, segreduce, votes) to shuffle trees.
+//! - [`raise`]: the reverse: hand-written shuffle trees to `subgroup.reduce`/`subgroup.scan`,
+//!   when bit-exact (not in the default order [`Pass::ALL`]; see its module docs).
 //!
 //! [`run_pipeline`] runs a list of passes in order and calls the optional verifier hook of
 //! [`PassOptions`] after each, so a pass that breaks the IR is named in the error.
@@ -14,6 +16,7 @@ pub mod cse;
 pub mod dce;
 pub mod expand;
 pub mod fold;
+pub mod raise;
 pub mod rewrite;
 pub mod unroll;
 
@@ -33,13 +36,18 @@ pub enum Pass {
     Unroll,
     /// Expansion of subgroup collectives into shuffle sequences ([`expand`]).
     ExpandCollectives,
+    /// Raising of hand-written shuffle trees to reductions and scans ([`raise`]).
+    Raise,
 }
 
 impl Pass {
     /// Every pass, in a sensible default order.
     pub const ALL: [Pass; 5] = [Pass::Unroll, Pass::Fold, Pass::Cse, Pass::ExpandCollectives, Pass::Dce];
 
-    /// The pass's command-line name: `fold`, `dce`, `cse`, `unroll`, `expand`.
+    /// Every pass: [`Pass::ALL`] and the passes a back end runs on its own ([`Pass::Raise`]).
+    pub const EVERY: [Pass; 6] = [Pass::Unroll, Pass::Fold, Pass::Cse, Pass::ExpandCollectives, Pass::Dce, Pass::Raise];
+
+    /// The pass's command-line name: `fold`, `dce`, `cse`, `unroll`, `expand`, `raise`.
     pub fn name(self) -> &'static str {
         match self {
             Pass::Fold => "fold",
@@ -47,12 +55,13 @@ impl Pass {
             Pass::Cse => "cse",
             Pass::Unroll => "unroll",
             Pass::ExpandCollectives => "expand",
+            Pass::Raise => "raise",
         }
     }
 
     /// Parses a command-line name.
     pub fn from_name(s: &str) -> Option<Pass> {
-        Pass::ALL.into_iter().find(|p| p.name() == s)
+        Pass::EVERY.into_iter().find(|p| p.name() == s)
     }
 
     /// Runs this pass once on `f`; returns whether it changed anything.
@@ -65,6 +74,7 @@ impl Pass {
             Pass::Cse => Ok(cse::run(f)),
             Pass::Unroll => Ok(unroll::run(f, opts)),
             Pass::ExpandCollectives => expand::run(f, opts).map_err(wrap),
+            Pass::Raise => Ok(raise::run(f, opts)),
         }
     }
 }
@@ -157,9 +167,11 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Pass::ALL {
+        for p in Pass::EVERY {
             assert_eq!(Pass::from_name(p.name()), Some(p));
         }
+        assert_eq!(Pass::from_name("raise"), Some(Pass::Raise));
+        assert!(!Pass::ALL.contains(&Pass::Raise));
         assert_eq!(Pass::from_name("expand"), Some(Pass::ExpandCollectives));
         assert_eq!(Pass::from_name("nope"), None);
         assert_eq!(PassOptions::default().unroll_max_trips, 64);
