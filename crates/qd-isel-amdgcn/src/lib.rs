@@ -24,6 +24,7 @@ pub mod isa;
 mod lower;
 mod regalloc;
 pub mod runner;
+pub mod select;
 pub mod seq;
 pub mod sim;
 pub mod target;
@@ -35,13 +36,14 @@ use std::fmt;
 use qd_mir::types::ScalarType;
 use qd_mir::{Function, Inst};
 
+pub use select::{Candidate, Choice, Cost, ShuffleLowering};
 pub use target::{Arch, Family, Target, WaveSize};
 
 use abi::KernargLayout;
 use code_object::{CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
 
 /// What to compile for, and how.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AmdgcnOptions {
     /// Architecture and wave size.
     pub target: Target,
@@ -54,6 +56,22 @@ pub struct AmdgcnOptions {
     /// Keep the VCode listing in [`CompiledKernel::vcode`] (`qdc compile --emit vcode`); off by
     /// default, as printing it costs more than a quarter of a compile.
     pub keep_vcode: bool,
+    /// The cross-lane lowering family forced on every shuffle, reduction and scan of the kernel
+    /// (`Auto`: the selector's cheapest; `qdc compile --shuffle-lowering`). A family with no
+    /// sequence for some op is a compile error naming the op.
+    pub shuffle_lowering: ShuffleLowering,
+    /// Per-op overrides of `shuffle_lowering`, by MIR instruction (the last entry for an
+    /// instruction wins).
+    pub op_lowering: Vec<(qd_mir::Inst, ShuffleLowering)>,
+    /// Per-op choice of one named candidate ([`Candidate::name`], as `qdc explain` lists them),
+    /// overriding both of the above: the research hook and what the exhaustive strategy tests
+    /// use. A name that is not a legal candidate for the op is a compile error listing the legal ones.
+    pub op_candidate: Vec<(qd_mir::Inst, String)>,
+    /// Run the raising pass (`qd_mir::passes::raise`) before lowering, so hand-written shuffle
+    /// trees (xor butterflies, `shuffle_down` trees read on tile lane 0, shift-up scans) become
+    /// `subgroup.reduce`/`subgroup.scan` and get the selector's collective sequences. It only
+    /// raises bit-exact trees; on by default.
+    pub raise: bool,
 }
 
 /// Where the MIR came from, for the DWARF line table of the code object.
@@ -68,7 +86,17 @@ pub struct SourceFile {
 impl AmdgcnOptions {
     /// Defaults for a target: the whole register file, no checker.
     pub fn new(target: Target) -> AmdgcnOptions {
-        AmdgcnOptions { target, max_vgprs: 256, max_sgprs: 104, check_regalloc: false, keep_vcode: false }
+        AmdgcnOptions {
+            target,
+            max_vgprs: 256,
+            max_sgprs: 104,
+            check_regalloc: false,
+            keep_vcode: false,
+            shuffle_lowering: ShuffleLowering::Auto,
+            op_lowering: Vec::new(),
+            op_candidate: Vec::new(),
+            raise: true,
+        }
     }
 }
 
@@ -138,6 +166,9 @@ pub struct CompiledKernel {
     /// The VCode before register allocation, when [`AmdgcnOptions::keep_vcode`] asked for it
     /// (empty otherwise).
     pub vcode: String,
+    /// The shuffle selector's decision for every shuffle, broadcast, reduction and scan, in
+    /// lowering order (what `qdc explain` prints).
+    pub choices: Vec<Choice>,
 }
 
 impl CompiledKernel {
@@ -216,6 +247,16 @@ pub fn compile_kernel_with_lines(
     if threads == 0 || threads > 1024 || block.iter().any(|&b| b > 1024) {
         return Err(CompileError::new(target, format!("block size {block:?} is not 1..=1024 work-items")));
     }
+    // Hand-written shuffle trees become collectives (in place: Inst handles, and so source lines
+    // and per-op options, carry over).
+    let raised_fn;
+    let (f, raised) = match raise_trees(f, opts) {
+        Some((g, r)) => {
+            raised_fn = g;
+            (&raised_fn, r)
+        }
+        None => (f, Vec::new()),
+    };
     let kernarg = KernargLayout::new(f);
     let mut cx = lower::Lower::new(f, opts, kernarg.clone(), lines);
     // LDS layout: shared arrays in declaration order, each aligned to its element size.
@@ -246,6 +287,12 @@ pub fn compile_kernel_with_lines(
         ));
     }
     let order = std::mem::take(&mut cx.cf.order);
+    let mut choices = std::mem::take(&mut cx.choices);
+    for c in &mut choices {
+        if let Some(r) = raised.iter().find(|r| r.inst == c.inst) {
+            c.pattern = format!("{} (raised from a hand-written shuffle tree into `{r}`)", c.pattern);
+        }
+    }
     let mut vcode = cx.vcode;
     vcode.reorder(&order);
     vcode.split_critical_edges();
@@ -314,7 +361,30 @@ pub fn compile_kernel_with_lines(
         kernarg,
         block,
         vcode: vcode_text,
+        choices,
     })
+}
+
+/// Runs the raising pass on a copy of `f` when it is on and `f` has a shuffle to raise from;
+/// `None` when nothing was raised.
+fn raise_trees(f: &Function, opts: &AmdgcnOptions) -> Option<(Function, Vec<qd_mir::passes::raise::Raised>)> {
+    use qd_mir::Opcode as O;
+    let shuffles = f
+        .insts
+        .values()
+        .any(|d| matches!(d.opcode, O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor | O::Broadcast));
+    if !opts.raise || !shuffles {
+        return None;
+    }
+    let mut g = f.clone();
+    let raised =
+        qd_mir::passes::raise::raise(&mut g, &qd_mir::passes::PassOptions::with_width(opts.target.wave.lanes()));
+    if raised.is_empty() {
+        return None;
+    }
+    // The raised trees' lane-index arithmetic is now dead pure code.
+    qd_mir::passes::dce::run(&mut g);
+    Some((g, raised))
 }
 
 /// The back end's guide (`docs/amdgcn-backend.md`); its Rust examples run as doctests.

@@ -129,6 +129,8 @@ pub(crate) struct Lower<'a> {
     pub lines: &'a dyn Fn(Inst) -> Option<u32>,
     /// State of the structured control flow being lowered (owned by `control`).
     pub cf: control::CfState,
+    /// The shuffle selector's decisions so far (`CompiledKernel::choices`).
+    pub choices: Vec<crate::select::Choice>,
 }
 
 #[allow(dead_code)] // helpers the lowering modules share; not every one is used by every module yet
@@ -163,7 +165,29 @@ impl<'a> Lower<'a> {
             line: 0,
             lines,
             cf: control::CfState::new(entry_block),
+            choices: Vec::new(),
         }
+    }
+
+    // ----- shuffle selector -----------------------------------------------------------------
+
+    /// The lowering family forced on `inst` (its `op_lowering` entry, else the kernel's
+    /// `shuffle_lowering`).
+    pub(crate) fn forced(&self, inst: Inst) -> crate::select::ShuffleLowering {
+        self.opts.op_lowering.iter().rev().find(|(i, _)| *i == inst).map_or(self.opts.shuffle_lowering, |&(_, l)| l)
+    }
+
+    /// The candidate named for `inst` in `op_candidate`, if any (the last entry wins).
+    pub(crate) fn forced_candidate(&self, inst: Inst) -> Option<&str> {
+        self.opts.op_candidate.iter().rev().find(|(i, _)| *i == inst).map(|(_, n)| n.as_str())
+    }
+
+    /// True when EXEC is known to hold every lane of the wave here: the block size is a multiple
+    /// of the wave (so no wave starts partial) and the current block is not divergent (no lane
+    /// has left through a divergent branch, loop exit or return).
+    pub(crate) fn exec_full(&self) -> bool {
+        let threads: u32 = self.f.launch.block.iter().product();
+        threads % self.target.wave.lanes() == 0 && !self.vcode.blocks[self.cur.index()].divergent
     }
 
     // ----- errors -------------------------------------------------------------------------

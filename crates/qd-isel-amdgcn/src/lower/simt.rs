@@ -2,14 +2,29 @@
 //! `elect`, votes, reductions, scans and segmented reductions, each behind a strategy that the
 //! shuffle selector can replace per op.
 //!
+//! # Shuffles and broadcast: the selector
+//!
+//! [`shuffle`] and [`broadcast`] build every candidate lowering of the op, price each one from its
+//! own instructions (`select::estimate` through `select/shuffle_emit.rs`), let `select::decide`
+//! pick (the cheapest, or the family/name the options force), record a `Choice` and emit the
+//! chosen one. The candidates of a shuffle:
+//!
+//! * the register sequences of `select/shuffle.rs` for its constant lane pattern
+//!   (`qd_mir::analysis::shuffle_pattern`): DPP16/DPP8, `ds_swizzle`, permlanes, readlane and
+//!   selects, each proved against the pattern's source table; when EXEC may be partial
+//!   (`Lower::exec_full` false) only those exact under any EXEC (one DPP16 or permlane16/x16 step
+//!   that leaves unwritten lanes their own value) are offered, and `Choice::note` names the rest;
+//! * `own value` (no instruction) for the identity pattern;
+//! * `readlane` ([`ShuffleStrategy::Readlane`]) for `shuffle.idx` with a uniform index, exact for
+//!   any EXEC;
+//! * the `ds_bpermute` baseline, `bpermute` or `bpermute halves` ([`generic_route`]), exact for any
+//!   EXEC and the only candidate of a data-dependent, non-uniform index.
+//!
+//! `broadcast` has `readlane` (a uniform SGPR result) and the `bpermute` baseline run whole-wave.
+//!
 //! # Strategies
 //!
-//! Every op asks one function for its strategy — [`shuffle_strategy`] for the four shuffles and
-//! [`collective_strategy`] for reductions, scans and segmented reductions — and lowers with the
-//! sequence of that strategy. The choice is made per op (it sees the instruction, so it may look
-//! at the tile, the type, a constant delta or the uniformity of the lane operand). The plain
-//! strategies here are the baseline the DPP/permlane selector is measured against; it adds
-//! variants to the enums (and arms to the two chooser functions) without touching the others:
+//! The plain strategies, the baselines the selector is measured against:
 //!
 //! * [`ShuffleStrategy::Readlane`]: `shuffle.idx` with a uniform index — `v_readlane` of the
 //!   source lane into an SGPR, kept when that lane is active.
@@ -19,8 +34,9 @@
 //!   within each 32-lane half: `v_permlane64_b32` builds the other half's values, two
 //!   `ds_bpermute_b32` read both, and a `v_cndmask_b32` on "source in the other half" picks one
 //!   (shuffle-lowering.md §1.6). This runs whole-wave (EXEC saved and set to all lanes by an
-//!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64` and `ds_bpermute` only deliver the data of
-//!   lanes that execute; which source lanes were active is tested on the saved EXEC instead.
+//!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64`
+//!   and `ds_bpermute` only deliver the data of lanes that execute; which source lanes were active
+//!   is tested on the saved EXEC instead.
 //! * [`CollectiveStrategy::WholeWave`]: reductions, scans and segmented reductions lowered
 //!   natively for any EXEC: EXEC is saved and set to every lane (one `MInst`), inactive lanes take the
 //!   operator's identity (the interpreter's rule), the butterfly / Hillis–Steele / segmented
@@ -32,8 +48,7 @@
 //!   produce in fully active regions, so it is used everywhere (fully active or not); the result is
 //!   bit-identical to the interpreter in both cases.
 //!
-//! Ops without a strategy choice: `broadcast` is `v_readlane` into an SGPR at the first active
-//! lane's index (wrapped to the wave); `ballot` is a compare into an SGPR pair ANDed with EXEC
+//! Ops without a strategy choice: `ballot` is a compare into an SGPR pair ANDed with EXEC
 //! (the high half 0 in wave32); `activemask` copies EXEC; `elect` is `v_mbcnt` of EXEC == 0;
 //! `match.*` and the votes are in `simt_coll.rs`. `subgroup.sync` emits nothing: a wave executes
 //! in lock step, every lane of the wave that is active reaches the op together, and the op has no
@@ -52,12 +67,15 @@
 //! interpreter when the source lane's register holds the value the interpreter gives it (always
 //! the case for an active source lane).
 
+use qd_mir::analysis::lanes::{shuffle_pattern, LanePattern};
 use qd_mir::types::Type;
 use qd_mir::{Imm, Inst, Opcode, Value};
 use regalloc2::VReg;
 
 use super::{Cls, Lower, Val};
 use crate::isa::{Inst as MI, Op, Operand};
+use crate::select::shuffle::emit::{emit_seq, price};
+use crate::select::{self, Candidate, Choice, Cost, ShuffleLowering};
 use crate::target::Family;
 use crate::vcode::{MInst, A};
 use crate::CompileError;
@@ -294,7 +312,70 @@ pub(crate) fn fetch(cx: &mut Lower<'_>, m: &mut MInst, r: &Route, dst: A, src: A
 
 // ----- shuffles ------------------------------------------------------------------------------
 
-/// `shuffle.idx/up/down/xor`.
+/// One way to lower a shuffle or broadcast, built but not yet emitted.
+struct Built {
+    name: String,
+    family: ShuffleLowering,
+    minsts: Vec<MInst>,
+    out: Val,
+}
+
+/// Runs `f` and takes back the `MInst`s it emitted into the current block (a baseline lowering
+/// built as a candidate).
+fn capture<'a, R>(cx: &mut Lower<'a>, f: impl FnOnce(&mut Lower<'a>) -> R) -> (Vec<MInst>, R) {
+    let b = cx.cur.index();
+    let n = cx.vcode.blocks[b].insts.len();
+    let r = f(cx);
+    debug_assert_eq!(cx.cur.index(), b, "a shuffle candidate must not open blocks");
+    let ms = cx.vcode.blocks[b].insts.split_off(n);
+    (ms, r)
+}
+
+/// Prices every candidate, lets [`select::decide`] pick (forced family / named candidate
+/// included), records the [`Choice`] and emits the chosen one; returns its result.
+fn choose(
+    cx: &mut Lower<'_>,
+    i: Inst,
+    input: Val,
+    pattern: String,
+    note: String,
+    built: Vec<Built>,
+) -> Result<Val, CompileError> {
+    let mut cands: Vec<Candidate> = built
+        .iter()
+        .map(|b| {
+            let (listing, cost) = if b.minsts.is_empty() {
+                (Vec::new(), Cost::default())
+            } else {
+                price(cx.target, &b.minsts, input, b.out)
+            };
+            Candidate { name: b.name.clone(), family: b.family, cost, listing }
+        })
+        .collect();
+    let forced = cx.forced(i);
+    let k = select::decide(&mut cands, forced, cx.forced_candidate(i)).map_err(|e| cx.unsupported(i, e))?;
+    let chosen_name = cands[k].name.clone();
+    let x = cx.f.args(i)[0];
+    cx.choices.push(Choice {
+        inst: i,
+        line: cx.line,
+        op: cx.f.insts[i].opcode.name().to_string(),
+        ty: cx.f.value_type(x).scalar().unwrap_or(qd_mir::ScalarType::U32),
+        pattern,
+        candidates: cands,
+        chosen: k,
+        forced: (forced != ShuffleLowering::Auto).then_some(forced),
+        note,
+    });
+    let b = built.into_iter().find(|b| b.name == chosen_name).expect("the chosen candidate was built");
+    for m in b.minsts {
+        cx.emit(m);
+    }
+    Ok(b.out)
+}
+
+/// `shuffle.idx/up/down/xor`: the selector's candidates for the shuffle's lane pattern
+/// (`select/shuffle.rs`) next to the uniform-index readlane and the `ds_bpermute` baseline.
 pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let op = cx.f.insts[i].opcode;
     let [x, d] = [cx.f.args(i)[0], cx.f.args(i)[1]];
@@ -309,27 +390,65 @@ pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         return Ok(());
     }
     let w = cx.target.wave.lanes();
-    match shuffle_strategy(cx, i) {
-        ShuffleStrategy::Readlane => {
-            let Val::S(idx) = cx.val(d) else { return Err(cx.unsupported(i, "a 64-bit shuffle index")) };
-            shuffle_readlane(cx, v, xv, idx, w);
-            Ok(())
+    let ty = cx.f.value_type(v);
+    let fam = cx.target.family();
+    let pattern = shuffle_pattern(cx.f, i, w);
+    let uniform_idx = shuffle_strategy(cx, i) == ShuffleStrategy::Readlane;
+    let mut built = Vec::new();
+    let mut note = String::new();
+    match pattern.table(w) {
+        Some(_) if pattern == LanePattern::Identity => {
+            built.push(Built { name: "own value".into(), family: ShuffleLowering::Dpp, minsts: Vec::new(), out: xv });
         }
-        how @ (ShuffleStrategy::Bpermute | ShuffleStrategy::BpermuteHalves) => {
-            let dv = match cx.val(d) {
-                Val::S64(lo, _) => Val::S(lo),
-                Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit shuffle operand")),
-                other => other,
-            };
-            let Val::V(dv) = cx.in_vgpr(dv) else { unreachable!("in_vgpr of a 32-bit value") };
-            shuffle_bpermute(cx, op, v, xv, dv, how, w);
-            Ok(())
+        Some(tab) => {
+            let full = cx.exec_full();
+            let mut dropped = Vec::new();
+            for seq in select::shuffle::sequences(cx.target, &tab) {
+                if !full && !seq.partial_exact(&tab) {
+                    dropped.push(seq.name(fam));
+                    continue;
+                }
+                let (m, out) = emit_seq(cx, &seq, xv, ty);
+                built.push(Built { name: seq.name(fam), family: seq.family(), minsts: vec![m], out });
+            }
+            if !dropped.is_empty() {
+                note = format!(
+                    "EXEC may be partial here: only single DPP16/permlane16 steps that leave unwritten lanes their \
+                     own value are exact, so {} is not used",
+                    dropped.join(", ")
+                );
+            }
         }
+        None => {}
     }
+    if uniform_idx {
+        let Val::S(idx) = cx.val(d) else { return Err(cx.unsupported(i, "a 64-bit shuffle index")) };
+        let (minsts, out) = capture(cx, |cx| shuffle_readlane(cx, ty, xv, idx, w));
+        built.push(Built { name: "readlane".into(), family: ShuffleLowering::Dpp, minsts, out });
+    }
+    let how = generic_route(cx);
+    let dval = match cx.val(d) {
+        Val::S64(lo, _) => Val::S(lo),
+        Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit shuffle operand")),
+        other => other,
+    };
+    let (minsts, out) = capture(cx, |cx| {
+        let Val::V(dv) = cx.in_vgpr(dval) else { unreachable!("in_vgpr of a 32-bit value") };
+        shuffle_bpermute(cx, op, ty, xv, dv, how, w)
+    });
+    let name = if how == ShuffleStrategy::BpermuteHalves { "bpermute halves" } else { "bpermute" };
+    built.push(Built { name: name.into(), family: ShuffleLowering::Bpermute, minsts, out });
+    let mut pat = pattern.to_string();
+    if pattern == LanePattern::Dynamic && uniform_idx {
+        pat.push_str(" (uniform index)");
+    }
+    let out = choose(cx, i, xv, pat, note, built)?;
+    put(cx, v, out);
+    Ok(())
 }
 
 /// `shuffle.idx` with a uniform index: `r = exec[s] ? readlane(x, s) : x`.
-fn shuffle_readlane(cx: &mut Lower<'_>, v: Value, xv: Val, idx: VReg, w: u32) {
+fn shuffle_readlane(cx: &mut Lower<'_>, ty: Type, xv: Val, idx: VReg, w: u32) -> Val {
     let s = cx.new_s();
     let (m0, m1) = (cx.new_s(), cx.new_s());
     let mut m = MInst::one(t(cx, Op::SAndB32), &[A::D(s), A::U(idx), A::K(Operand::imm32(w - 1))]);
@@ -349,7 +468,7 @@ fn shuffle_readlane(cx: &mut Lower<'_>, v: Value, xv: Val, idx: VReg, w: u32) {
     }
     let _ = b1;
     cx.emit(m);
-    let out = cx.fresh(cx.f.value_type(v), Cls::Vector);
+    let out = cx.fresh(ty, Cls::Vector);
     let mask = if cx.wave64() { A::SPair(m0, m1) } else { A::U(m0) };
     let mut m = MInst::new();
     for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
@@ -359,12 +478,12 @@ fn shuffle_readlane(cx: &mut Lower<'_>, v: Value, xv: Val, idx: VReg, w: u32) {
         m.step(e64(cx, Op::VCndmaskB32), &[dst, src, A::U(rv), mask]);
     }
     cx.emit(m);
-    put(cx, v, out);
+    out
 }
 
 /// The shuffles through `ds_bpermute` (one `MInst`): source lane and validity, the reads, then
 /// `valid && exec[src] ? read : own`.
-fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, v: Value, xv: Val, d: VReg, how: ShuffleStrategy, w: u32) {
+fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, ty: Type, xv: Val, d: VReg, how: ShuffleStrategy, w: u32) -> Val {
     let mut m = MInst::new();
     let lane = cx.new_v();
     lane_id_steps(cx, &mut m, lane);
@@ -420,18 +539,20 @@ fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, v: Value, xv: Val, d: VReg, 
     if let Some(sv) = saved {
         whole_wave_end(cx, &mut m, sv);
     }
-    let out = cx.fresh(cx.f.value_type(v), Cls::Vector);
+    let out = cx.fresh(ty, Cls::Vector);
     m.step(t(cx, Op::VCmpNeU32), &[vcc, A::K(Operand::Int(0)), A::U(ok)]);
     for ((dst, own), g) in def_parts(out).into_iter().zip(parts).zip(got) {
         m.step(t(cx, Op::VCndmaskB32), &[dst, own, A::U(g), vcc]);
     }
     cx.emit(m);
-    put(cx, v, out);
+    out
 }
 
 // ----- broadcast, ballots, activemask, elect, sync -----------------------------------------
 
-/// `broadcast %x, %lane`: `v_readlane` at the first active lane's index mod the wave size.
+/// `broadcast %x, %lane`: `v_readlane` at the first active lane's index mod the wave size (a
+/// uniform SGPR result), or the `ds_bpermute` baseline whole-wave (it must read the source lane
+/// whatever its activity).
 pub(crate) fn broadcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let [x, l] = [cx.f.args(i)[0], cx.f.args(i)[1]];
     let v = cx.f.inst_results(i)[0];
@@ -451,16 +572,50 @@ pub(crate) fn broadcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
     };
     let Val::S(ls) = lv else { unreachable!("a 32-bit SGPR index") };
     let w = cx.target.wave.lanes();
-    let s = cx.new_s();
-    cx.emit1(Op::SAndB32, &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
-    let out = cx.fresh(cx.f.value_type(v), Cls::Scalar);
-    let mut m = MInst::new();
-    for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
-        m.step(t(cx, Op::VReadlaneB32), &[dst, src, A::U(s)]);
+    let ty = cx.f.value_type(v);
+    let mut pattern = shuffle_pattern(cx.f, i, w).to_string();
+    if pattern == LanePattern::Dynamic.to_string() {
+        pattern.push_str(" (uniform index)");
     }
-    cx.emit(m);
+    let (minsts, out) = capture(cx, |cx| {
+        let s = cx.new_s();
+        let out = cx.fresh(ty, Cls::Scalar);
+        let mut m = MInst::one(t(cx, Op::SAndB32), &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
+        for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
+            m.step(t(cx, Op::VReadlaneB32), &[dst, src, A::U(s)]);
+        }
+        cx.emit(m);
+        out
+    });
+    let mut built = vec![Built { name: "readlane".into(), family: ShuffleLowering::Dpp, minsts, out }];
+    let how = generic_route(cx);
+    let (minsts, out) = capture(cx, |cx| broadcast_bpermute(cx, ty, xv, ls, how, w));
+    let name = if how == ShuffleStrategy::BpermuteHalves { "bpermute halves" } else { "bpermute" };
+    built.push(Built { name: name.into(), family: ShuffleLowering::Bpermute, minsts, out });
+    let out = choose(cx, i, xv, pattern, String::new(), built)?;
     put(cx, v, out);
     Ok(())
+}
+
+/// `broadcast` through `ds_bpermute` (the baseline): whole-wave, so the source lane is read
+/// whatever its activity.
+fn broadcast_bpermute(cx: &mut Lower<'_>, ty: Type, xv: Val, ls: VReg, how: ShuffleStrategy, w: u32) -> Val {
+    let s = cx.new_s();
+    cx.emit1(Op::SAndB32, &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
+    let saved = whole_wave_begin(cx);
+    let mut m = MInst::new();
+    let (lane, src) = (cx.new_v(), cx.new_v());
+    lane_id_steps(cx, &mut m, lane);
+    m.step(t(cx, Op::VMovB32), &[A::D(src), A::U(s)]);
+    let tmp = Temps::new(cx);
+    let r = route(cx, &mut m, how, A::U(src), lane, tmp);
+    let out = cx.fresh(ty, Cls::Vector);
+    for (dst, p) in def_parts(out).into_iter().zip(use_parts(xv)) {
+        fetch(cx, &mut m, &r, dst, p);
+    }
+    whole_wave_end(cx, &mut m, saved);
+    cx.emit(m);
+    out
 }
 
 /// `ballot` (u64) and `ballot.first_n` (u32): the predicate compared into a lane mask, ANDed

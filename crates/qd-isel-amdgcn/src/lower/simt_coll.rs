@@ -3,8 +3,9 @@
 //! pattern).
 //!
 //! Reductions, scans and segmented reductions follow `qd_mir::interp::simt` step for step (see
-//! `simt.rs` for the strategy): in one `MInst`, EXEC is saved and set to every lane, each lane's
-//! working value is its operand when it was active and the identity otherwise, and then
+//! `simt.rs` for the strategy): in one `MInst` — when EXEC may be partial, in the whole-wave frame
+//! (EXEC saved and set to every lane, each lane's working value its operand when it was active
+//! and the identity otherwise; frameless when `Lower::exec_full`) —
 //! - reduce: for `k = 1, 2, …, T/2`: `v = v ⊕ v[lane ^ k]`;
 //! - inclusive scan: for `k = 1, …, T/2`: `v = (lane mod T) >= k ? v[lane - k] ⊕ v : v`;
 //!   exclusive first shifts: `v = (lane mod T) == 0 ? identity : v[lane - 1]`;
@@ -12,7 +13,7 @@
 //!   the leading-zero count of the head mask (active heads | tile starts) shifted so that the
 //!   lane's bit is the top bit; for `k = 1, …, T/2`: `v = dist >= k ? v ⊕ v[lane - k] : v`;
 //!
-//! and EXEC is restored. Bools are combined as u32 0/1 with `GroupOp::on_bool`
+//! and EXEC is restored (framed). Bools are combined as u32 0/1 with `GroupOp::on_bool`
 //! (`qd_mir::ops::GroupDomain`).
 //!
 //! Votes test truth as a `cast` to bool does (`!= 0`; floats unordered-not-equal, so NaN is true
@@ -33,14 +34,18 @@ use regalloc2::VReg;
 
 use super::simt::Temps;
 use super::simt::{
-    collective_strategy, def_parts, e64, fetch, generic_route, lane_id, lane_id_steps, put, route, t, use_parts, vgprs,
-    whole_wave_begin, whole_wave_end, CollectiveStrategy, Route, ShuffleStrategy,
+    collective_strategy, def_parts, e64, fetch, lane_id, put, t, use_parts, vgprs, whole_wave_begin,
+    CollectiveStrategy, Route, ShuffleStrategy,
 };
-use super::simt_combine::{combine, work_reg};
+use super::simt_combine::work_reg;
 use super::{Cls, Lower, Val};
 use crate::isa::{Op, Operand};
+use crate::select::collective::seq::{Arg, Class};
+use crate::select::collective::{Built, Kind, Spec};
+use crate::select::{self, Candidate, Choice, ShuffleLowering};
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_mir::inst::Tile;
 
 fn scalar_type(cx: &Lower<'_>, i: Inst) -> Result<ScalarType, CompileError> {
     match cx.f.value_type(cx.f.args(i)[0]) {
@@ -49,7 +54,9 @@ fn scalar_type(cx: &Lower<'_>, i: Inst) -> Result<ScalarType, CompileError> {
     }
 }
 
-/// `subgroup.reduce`, `subgroup.scan`, `subgroup.segreduce`.
+/// `subgroup.reduce`, `subgroup.scan`, `subgroup.segreduce`: every candidate sequence of
+/// `select::collective` is built and priced, one is chosen (`select::decide`, honouring a forced
+/// family or a named candidate), recorded as a `Choice`, and emitted.
 pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let Imm::Group { op, tile, inclusive } = cx.f.insts[i].imm else {
         return Err(cx.unsupported(i, "a collective without an operator"));
@@ -62,140 +69,136 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
     }
     let w = cx.target.wave.lanes();
     let tl = tile.lanes(w);
-    let kind = cx.f.insts[i].opcode;
+    let opcode = cx.f.insts[i].opcode;
+    let kind = match opcode {
+        Opcode::SubgroupReduce => Kind::Reduce,
+        Opcode::SubgroupScan => Kind::Scan { inclusive },
+        _ => Kind::Seg,
+    };
     match collective_strategy(cx, i) {
-        CollectiveStrategy::WholeWave => whole_wave_collective(cx, i, kind, dom, tl, inclusive),
+        CollectiveStrategy::WholeWave => {}
     }
+    let framed = !cx.exec_full();
+    let spec = Spec { target: cx.target, kind, op: dom.work_op, ty: dom.work, id: dom.identity(), tl, framed };
+    let mut built = select::collective::candidates(spec);
+    let mut cands: Vec<Candidate> = built.iter().map(|b| b.cand.clone()).collect();
+    let forced = cx.forced(i);
+    let chosen = select::decide(&mut cands, forced, cx.forced_candidate(i))
+        .map_err(|e| cx.unsupported(i, format!("{e} ({ty}, {})", cx.target)))?;
+    let name = cands[chosen].name.clone();
+    let Some(pos) = built.iter().position(|b| b.cand.name == name) else {
+        return Err(cx.unsupported(i, format!("no sequence built for candidate `{name}`")));
+    };
+    let b = built.swap_remove(pos);
+    let what = match kind {
+        Kind::Reduce => "reduce".to_string(),
+        Kind::Scan { inclusive: true } => "inclusive scan".to_string(),
+        Kind::Scan { inclusive: false } => "exclusive scan".to_string(),
+        Kind::Seg => "segmented reduce".to_string(),
+    };
+    let pattern = if tl == w { format!("{what} over {w} lanes") } else { format!("{what} over {tl}-lane tiles") };
+    let tile_text = match tile {
+        Tile::Full => String::new(),
+        Tile::Log2(k) => format!(" tile({k})"),
+    };
+    let op_text = match kind {
+        Kind::Reduce => format!("subgroup.reduce {}{tile_text}", op.name()),
+        Kind::Scan { inclusive } => {
+            let k = if inclusive { "inclusive" } else { "exclusive" };
+            format!("subgroup.scan {k} {}{tile_text}", op.name())
+        }
+        Kind::Seg => format!("subgroup.segreduce {}{tile_text}", op.name()),
+    };
+    cx.choices.push(Choice {
+        inst: i,
+        line: cx.line,
+        op: op_text,
+        ty,
+        pattern,
+        candidates: cands,
+        chosen,
+        forced: (forced != ShuffleLowering::Auto).then_some(forced),
+        note: if framed {
+            "EXEC may be partial here: whole-wave frame (EXEC saved and set to every lane, inactive lanes \
+             take the identity, EXEC restored)"
+                .into()
+        } else {
+            "EXEC is every lane here: frameless (the ladder runs on the operand)".into()
+        },
+    });
+    emit_built(cx, i, &b, tl)
 }
 
-/// A working-value route to lane `lane - k` (scans) or `lane ^ k` (reductions), as cheap as the
-/// target allows when the read stays inside a 32-lane half.
-fn step_route(cx: &mut Lower<'_>, m: &mut MInst, lane: VReg, k: u32, xor: bool, tl: u32, tmp: Temps) -> Route {
-    let halves = generic_route(cx) == ShuffleStrategy::BpermuteHalves;
-    if halves && xor && k == 32 {
-        return Route { how: ShuffleStrategy::BpermuteHalves, swap_halves: true, tmp };
-    }
-    // Inside a tile of at most 32 lanes every read that is used stays in the lane's half.
-    let how = if halves && tl == 64 { ShuffleStrategy::BpermuteHalves } else { ShuffleStrategy::Bpermute };
-    let s = tmp.src;
-    if xor {
-        m.step(e64(cx, Op::VXorB32), &[A::D(s), A::K(Operand::imm32(k)), A::U(lane)]);
-    } else {
-        m.step(e64(cx, Op::VSubU32), &[A::D(s), A::U(lane), A::K(Operand::imm32(k))]);
-    }
-    route(cx, m, how, A::U(s), lane, tmp)
-}
-
-/// Reads `v` at the route's source into a fresh working register.
-fn read(cx: &mut Lower<'_>, m: &mut MInst, r: &Route, v: Val, ty: ScalarType) -> Val {
-    let y = work_reg(cx, ty);
-    for (d, s) in def_parts(y).into_iter().zip(use_parts(v)) {
-        fetch(cx, m, r, d, s);
-    }
-    y
-}
-
-/// `d = VCC ? tr : f` per 32-bit part, into a fresh working register.
-fn select_vcc(cx: &mut Lower<'_>, m: &mut MInst, ty: ScalarType, f: Val, tr: Val) -> Val {
-    let d = work_reg(cx, ty);
-    let vcc = A::K(cx.vcc());
-    for ((dd, ff), tt) in def_parts(d).into_iter().zip(use_parts(f)).zip(use_parts(tr)) {
-        m.step(t(cx, Op::VCndmaskB32), &[dd, ff, tt, vcc]);
-    }
-    d
-}
-
-fn whole_wave_collective(
-    cx: &mut Lower<'_>,
-    i: Inst,
-    kind: Opcode,
-    dom: GroupDomain,
-    tl: u32,
-    inclusive: bool,
-) -> Result<(), CompileError> {
+/// Emits a built candidate: the head mask (segmented), EXEC saved, then the sequence in one
+/// `MInst` (it restores EXEC), and binds the result.
+fn emit_built(cx: &mut Lower<'_>, i: Inst, b: &Built, tl: u32) -> Result<(), CompileError> {
     let args = cx.f.args(i).to_vec();
     let v = cx.f.inst_results(i)[0];
-    let ty = dom.work;
     let x = vgprs(cx, args[0]);
-    let id = dom.identity();
-    let w = cx.target.wave.lanes();
-    // Segmented reduce: the head mask (active heads | tile starts), before going whole-wave.
-    let heads = if kind == Opcode::SegmentedReduce { Some(head_mask(cx, args[1], tl)?) } else { None };
-    let saved = whole_wave_begin(cx);
+    let heads = match b.frame.heads {
+        Some(_) => Some(head_mask(cx, args[1], tl)?),
+        None => None,
+    };
+    let seq = &b.seq;
+    let mut map: Vec<Option<VReg>> = vec![None; seq.regs.len()];
+    map[b.frame.x as usize] = Some(match x {
+        Val::V(r) | Val::V64(r) => r,
+        Val::S(_) | Val::S64(..) => return Err(cx.unsupported(i, "a collective operand not in VGPRs")),
+    });
+    if let Some((rlo, rhi)) = b.frame.saved {
+        // The saved mask as the sequence reads it (an SGPR pair in wave64, one SGPR in wave32).
+        let saved = whole_wave_begin(cx);
+        let (slo, shi) = match saved.arg() {
+            A::SPair(lo, hi) => (lo, Some(hi)),
+            _ => (saved.lo, None),
+        };
+        map[rlo as usize] = Some(slo);
+        if let (Some(h), Some(r)) = (shi, rhi) {
+            map[r as usize] = Some(h);
+        }
+    }
+    if let (Some((hl, hh)), Some((rl, rh))) = (heads, b.frame.heads) {
+        map[rl as usize] = Some(hl);
+        map[rh as usize] = Some(hh);
+    }
+    let regs: Vec<VReg> = seq
+        .regs
+        .iter()
+        .zip(map)
+        .map(|(c, m)| match (m, c) {
+            (Some(r), _) => r,
+            (None, Class::V) => cx.new_v(),
+            (None, Class::W) => cx.new_w(),
+            (None, Class::S) => cx.new_s(),
+        })
+        .collect();
     let mut m = MInst::new();
-    let lane = cx.new_v();
-    let tmp = Temps::new(cx);
-    lane_id_steps(cx, &mut m, lane);
-    // v = active ? x : identity.
-    let mut cur = work_reg(cx, ty);
-    let idv = work_reg(cx, ty);
-    for (k, d) in def_parts(idv).into_iter().enumerate() {
-        m.step(t(cx, Op::VMovB32), &[d, A::K(Operand::imm32((id >> (32 * k)) as u32))]);
+    for (inst, sargs) in &seq.steps {
+        let a: Vec<A> = sargs
+            .iter()
+            .map(|x| match *x {
+                Arg::K(o) => A::K(o),
+                Arg::U(r) => A::U(regs[r as usize]),
+                Arg::UL(r) => A::UL(regs[r as usize]),
+                Arg::UH(r) => A::UH(regs[r as usize]),
+                Arg::D(r) => A::D(regs[r as usize]),
+                Arg::DL(r) => A::DL(regs[r as usize]),
+                Arg::DH(r) => A::DH(regs[r as usize]),
+                Arg::SPair(lo, hi) => A::SPair(regs[lo as usize], regs[hi as usize]),
+            })
+            .collect();
+        m.step(*inst, &a);
     }
-    for ((d, ii), xx) in def_parts(cur).into_iter().zip(use_parts(idv)).zip(use_parts(x)) {
-        m.step(e64(cx, Op::VCndmaskB32), &[d, ii, xx, saved.arg()]);
+    if !seq.steps.is_empty() {
+        cx.emit(m);
     }
-    let local = cx.new_v();
-    m.step(e64(cx, Op::VAndB32), &[A::D(local), A::K(Operand::imm32(tl - 1)), A::U(lane)]);
-    let vcc = A::K(cx.vcc());
-    match kind {
-        Opcode::SubgroupReduce => {
-            let mut k = 1;
-            while k < tl {
-                let r = step_route(cx, &mut m, lane, k, true, tl, tmp);
-                let y = read(cx, &mut m, &r, cur, ty);
-                cur = combine(cx, &mut m, dom.work_op, ty, cur, y);
-                k <<= 1;
-            }
-        }
-        Opcode::SubgroupScan => {
-            if !inclusive {
-                let r = step_route(cx, &mut m, lane, 1, false, tl, tmp);
-                let y = read(cx, &mut m, &r, cur, ty);
-                m.step(t(cx, Op::VCmpEqU32), &[vcc, A::K(Operand::Int(0)), A::U(local)]);
-                cur = select_vcc(cx, &mut m, ty, y, idv);
-            }
-            let mut k = 1;
-            while k < tl {
-                let r = step_route(cx, &mut m, lane, k, false, tl, tmp);
-                let y = read(cx, &mut m, &r, cur, ty);
-                let c = combine(cx, &mut m, dom.work_op, ty, y, cur);
-                m.step(t(cx, Op::VCmpLeU32), &[vcc, A::K(Operand::imm32(k)), A::U(local)]);
-                cur = select_vcc(cx, &mut m, ty, cur, c);
-                k <<= 1;
-            }
-        }
-        _ => {
-            let (hl, hh) = heads.expect("segmented reduce has a head mask");
-            // dist = clz(heads << (W-1-lane)) over W bits.
-            let (sh, dist) = (cx.new_v(), cx.new_v());
-            m.step(e64(cx, Op::VSubU32), &[A::D(sh), A::K(Operand::imm32(w - 1)), A::U(lane)]);
-            if cx.wave64() {
-                let (y, fl) = (cx.new_w(), cx.new_v());
-                m.step(t(cx, Op::VLshlrevB64), &[A::D(y), A::U(sh), A::SPair(hl, hh)]);
-                m.step(t(cx, Op::VFfbhU32), &[A::D(dist), A::UH(y)]);
-                m.step(t(cx, Op::VFfbhU32), &[A::D(fl), A::UL(y)]);
-                m.step(t(cx, Op::VAddU32), &[A::D(fl), A::K(Operand::Int(32)), A::U(fl)]);
-                m.step(t(cx, Op::VMinU32), &[A::D(dist), A::U(dist), A::U(fl)]);
-            } else {
-                let y = cx.new_v();
-                m.step(e64(cx, Op::VLshlrevB32), &[A::D(y), A::U(sh), A::U(hl)]);
-                m.step(t(cx, Op::VFfbhU32), &[A::D(dist), A::U(y)]);
-            }
-            let mut k = 1;
-            while k < tl {
-                let r = step_route(cx, &mut m, lane, k, false, tl, tmp);
-                let y = read(cx, &mut m, &r, cur, ty);
-                let c = combine(cx, &mut m, dom.work_op, ty, cur, y);
-                m.step(t(cx, Op::VCmpLeU32), &[vcc, A::K(Operand::imm32(k)), A::U(dist)]);
-                cur = select_vcc(cx, &mut m, ty, cur, c);
-                k <<= 1;
-            }
-        }
-    }
-    whole_wave_end(cx, &mut m, saved);
-    cx.emit(m);
-    put(cx, v, cur);
+    let out = regs[b.out as usize];
+    let val = match seq.class(b.out) {
+        Class::W => Val::V64(out),
+        Class::V => Val::V(out),
+        Class::S => Val::S(out),
+    };
+    put(cx, v, val);
     Ok(())
 }
 
@@ -372,7 +375,9 @@ fn tile_mask(tl: u32) -> u32 {
 /// read never leaves the lane's 32-lane half and the source is active: a plain `ds_bpermute`).
 fn tile_first(cx: &mut Lower<'_>, x: Val, ty: ScalarType, tl: u32) -> Val {
     let lane = lane_id(cx);
-    let (base, bits, first) = (cx.new_v(), cx.new_v(), cx.new_v());
+    let tmp = Temps::new(cx);
+    // The first active lane of the tile is the read's source lane.
+    let (base, bits, first) = (cx.new_v(), cx.new_v(), tmp.src);
     let mut m = MInst::one(t(cx, Op::VAndB32), &[A::D(base), A::K(Operand::imm32(!(tl - 1))), A::U(lane)]);
     if cx.wave64() {
         let sh = cx.new_w();
@@ -384,7 +389,6 @@ fn tile_first(cx: &mut Lower<'_>, x: Val, ty: ScalarType, tl: u32) -> Val {
     }
     m.step(t(cx, Op::VFfblB32), &[A::D(first), A::U(bits)]);
     m.step(t(cx, Op::VAddU32), &[A::D(first), A::U(base), A::U(first)]);
-    let tmp = Temps::new(cx);
     let addr = tmp.addr;
     let r = Route { how: ShuffleStrategy::Bpermute, swap_halves: false, tmp };
     m.step(e64(cx, Op::VLshlrevB32), &[A::D(addr), A::K(Operand::Int(2)), A::U(first)]);

@@ -24,7 +24,7 @@
 
 pub(crate) mod access;
 mod alu;
-mod cost;
+pub(crate) mod cost;
 mod crosslane;
 mod fp;
 pub(crate) mod hazard;
