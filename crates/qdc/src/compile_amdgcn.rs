@@ -1,5 +1,8 @@
 //! `qdc compile FILE.qdm --target gfx90a|gfx942|gfx1100 [--wave32] [--emit asm|obj|vcode]
-//! [-o OUT] [--kernel NAME]`: AMDGCN machine code from `qd_isel_amdgcn::compile_kernel`.
+//! [-o OUT] [--kernel NAME] [--shuffle-lowering auto|dpp|swizzle|permlane|bpermute]`: AMDGCN
+//! machine code from `qd_isel_amdgcn::compile_kernel`; and `qdc explain FILE.qdm --target …
+//! [--wave32] [--kernel NAME] [--shuffle-lowering F] [--format text|json]`, which compiles the
+//! same way and prints the shuffle selector's choices (the report is [`qdc::explain`]).
 //!
 //! - `asm` (the default) prints, for one kernel or for every kernel of the file, a `;` comment
 //!   header (kernel, target, VGPRs, SGPRs, LDS bytes, spill bytes per lane, code size) and then
@@ -10,7 +13,10 @@
 //! - `vcode` prints [`CompiledKernel::vcode`], the machine code before register allocation.
 //!
 //! `--wave32` (or `--target gfx1100:wave32`) picks gfx1100's 32-lane waves; the GFX9 targets run
-//! wave64 only. A kernel that cannot be compiled is an error naming the op, the type and the
+//! wave64 only. `--shuffle-lowering` forces one cross-lane family on every shuffle, broadcast,
+//! reduction and scan ([`AmdgcnOptions::shuffle_lowering`]; `auto`, the default, lets the selector
+//! pick the cheapest): an op the family cannot lower is a compile error at the op's line, never a
+//! silent fallback (docs/shuffle-lowering.md). A kernel that cannot be compiled is an error naming the op, the type and the
 //! target, pointing at the `.qdm` line of the instruction that was being lowered (or at the
 //! kernel's header for errors about the kernel as a whole).
 
@@ -20,9 +26,11 @@ use std::io::Write as _;
 use std::path::Path;
 
 use qd_isel_amdgcn::{
-    compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, SourceFile, Target, WaveSize,
+    compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, ShuffleLowering, SourceFile, Target,
+    WaveSize,
 };
 use qd_mir::{AnyEntity, Function, Inst, SourceMap};
+use qdc::explain::{kernel_report, Header, KernelReport};
 
 use crate::asm::parse_target;
 use crate::verify;
@@ -41,6 +49,7 @@ struct Options {
     emit: Emit,
     out: Option<String>,
     kernel: Option<String>,
+    shuffle_lowering: ShuffleLowering,
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
@@ -50,12 +59,14 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut emit = Emit::Asm;
     let mut out = None;
     let mut kernel = None;
+    let mut shuffle_lowering = ShuffleLowering::Auto;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("qdc compile: {flag} needs a value"));
         match a.as_str() {
             "--target" => target = Some(parse_target(&value(a)?)?),
             "--wave32" => wave32 = true,
+            "--shuffle-lowering" => shuffle_lowering = parse_shuffle_lowering("qdc compile", &value(a)?)?,
             "--emit" => {
                 emit = match value(a)?.as_str() {
                     "asm" => Emit::Asm,
@@ -80,17 +91,26 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         }
     }
     let file = file.ok_or("qdc compile: missing FILE.qdm")?;
-    let mut target = target.ok_or("qdc compile: missing --target")?;
-    if wave32 {
-        target = Target::new(target.arch, WaveSize::W32).ok_or_else(|| {
-            format!("qdc compile: --wave32 needs --target gfx1100 ({} runs wave64 only)", target.arch)
-        })?;
+    let target = with_wave32("qdc compile", target.ok_or("qdc compile: missing --target")?, wave32)?;
+    Ok(Options { file, target, emit, out, kernel, shuffle_lowering })
+}
+
+/// `--shuffle-lowering NAME` of `cmd` (`qdc compile`, `qdc explain`).
+pub(crate) fn parse_shuffle_lowering(cmd: &str, v: &str) -> Result<ShuffleLowering, String> {
+    v.parse::<ShuffleLowering>().map_err(|e| format!("{cmd}: --shuffle-lowering: {e}"))
+}
+
+/// `target` in wave32 when `--wave32` was given (gfx1100 only).
+pub(crate) fn with_wave32(cmd: &str, target: Target, wave32: bool) -> Result<Target, String> {
+    if !wave32 {
+        return Ok(target);
     }
-    Ok(Options { file, target, emit, out, kernel })
+    Target::new(target.arch, WaveSize::W32)
+        .ok_or_else(|| format!("{cmd}: --wave32 needs --target gfx1100 ({} runs wave64 only)", target.arch))
 }
 
 /// `gfx942 (wave64)`: the architecture and the wave size, for every target alike.
-fn target_name(t: Target) -> String {
+pub(crate) fn target_name(t: Target) -> String {
     format!("{} (wave{})", t.arch, t.wave.lanes())
 }
 
@@ -144,12 +164,13 @@ fn render_error(
     out
 }
 
-/// Compiles kernel number `index` of the file; the error is rendered with its `.qdm` line.
-fn compile_one(
+/// Compiles kernel number `index` of the file with `opts` (target, forced shuffle lowering); the
+/// error is rendered with its `.qdm` line.
+pub(crate) fn compile_one(
     f: &Function,
     index: usize,
     map: &SourceMap,
-    target: Target,
+    opts: &AmdgcnOptions,
     src: &str,
     path: &str,
 ) -> Result<CompiledKernel, String> {
@@ -162,9 +183,7 @@ fn compile_one(
     // directory.
     let comp_dir = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let source = SourceFile { comp_dir, file: path.to_string() };
-    // The VCode listing is kept for `--emit vcode` (any emit: it is cheap next to a process).
-    let opts = AmdgcnOptions { keep_vcode: true, ..AmdgcnOptions::new(target) };
-    compile_kernel_with_lines(f, &opts, Some(&source), &lines).map_err(|e| {
+    compile_kernel_with_lines(f, opts, Some(&source), &lines).map_err(|e| {
         // The lowering asks for each instruction's line just before lowering it, so the last one
         // asked for is the one that failed — when the error names its op.
         let inst = last.get().filter(|&i| e.op.as_deref() == Some(f.insts[i].opcode.name()));
@@ -176,26 +195,50 @@ fn compile_one(
     })
 }
 
+/// A `.qdm` file read, parsed with its source map and verified.
+pub(crate) struct Loaded {
+    pub src: String,
+    pub module: qd_mir::Module,
+    pub map: SourceMap,
+}
+
+impl Loaded {
+    /// Reads, parses and verifies `path`; errors come back rendered.
+    pub(crate) fn read(path: &str) -> Result<Loaded, String> {
+        let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
+        let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, path))?;
+        verify(path, &module)?;
+        Ok(Loaded { src, module, map })
+    }
+
+    /// The kernel named `kernel` (with its index in the file), or every kernel; an error when
+    /// there is none.
+    pub(crate) fn kernels(&self, kernel: Option<&str>, path: &str) -> Result<Vec<(usize, &Function)>, String> {
+        let kernels: Vec<(usize, &Function)> = match kernel {
+            Some(k) => {
+                let i = self
+                    .module
+                    .kernels
+                    .iter()
+                    .position(|f| f.name == k)
+                    .ok_or_else(|| format!("error: no kernel @{k} in {path}"))?;
+                vec![(i, &self.module.kernels[i])]
+            }
+            None => self.module.kernels.iter().enumerate().collect(),
+        };
+        if kernels.is_empty() {
+            return Err(format!("error: {path} has no kernel"));
+        }
+        Ok(kernels)
+    }
+}
+
 /// Runs `qdc compile` for an AMDGCN target.
 pub fn compile(args: &[String]) -> Result<(), String> {
     let o = parse_options(args)?;
-    let src = std::fs::read_to_string(&o.file).map_err(|e| format!("error: cannot read {}: {e}", o.file))?;
-    let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, &o.file))?;
-    verify(&o.file, &module)?;
-    let kernels: Vec<(usize, &Function)> = match &o.kernel {
-        Some(k) => {
-            let i = module
-                .kernels
-                .iter()
-                .position(|f| f.name == *k)
-                .ok_or_else(|| format!("error: no kernel @{k} in {}", o.file))?;
-            vec![(i, &module.kernels[i])]
-        }
-        None => module.kernels.iter().enumerate().collect(),
-    };
-    if kernels.is_empty() {
-        return Err(format!("error: {} has no kernel", o.file));
-    }
+    let loaded = Loaded::read(&o.file)?;
+    let (src, map) = (&loaded.src, &loaded.map);
+    let kernels = loaded.kernels(o.kernel.as_deref(), &o.file)?;
     if o.emit == Emit::Obj && kernels.len() > 1 {
         return Err(format!(
             "qdc compile: {} has {} kernels; --emit obj writes one kernel's code object: pick one with --kernel NAME",
@@ -203,9 +246,11 @@ pub fn compile(args: &[String]) -> Result<(), String> {
             kernels.len()
         ));
     }
+    // The VCode listing is kept for `--emit vcode` (any emit: it is cheap next to a process).
+    let opts = AmdgcnOptions { keep_vcode: true, shuffle_lowering: o.shuffle_lowering, ..AmdgcnOptions::new(o.target) };
     let mut text = String::new();
     for (n, &(index, f)) in kernels.iter().enumerate() {
-        let k = compile_one(f, index, &map, o.target, &src, &o.file)?;
+        let k = compile_one(f, index, map, &opts, src, &o.file)?;
         match o.emit {
             Emit::Obj => {
                 let out = o
@@ -233,6 +278,85 @@ pub fn compile(args: &[String]) -> Result<(), String> {
         Some(out) => std::fs::write(out, text).map_err(|e| format!("error: cannot write {out}: {e}")),
         None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("error: cannot write to stdout: {e}")),
     }
+}
+
+// ----- qdc explain ---------------------------------------------------------------------------
+
+/// The output format of `qdc explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// `qdc explain`'s options.
+#[derive(Debug)]
+struct ExplainOptions {
+    file: String,
+    target: Target,
+    kernel: Option<String>,
+    shuffle_lowering: ShuffleLowering,
+    format: Format,
+}
+
+fn parse_explain_options(args: &[String]) -> Result<ExplainOptions, String> {
+    let mut file = None;
+    let mut target = None;
+    let mut wave32 = false;
+    let mut kernel = None;
+    let mut shuffle_lowering = ShuffleLowering::Auto;
+    let mut format = Format::Text;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("qdc explain: {flag} needs a value"));
+        match a.as_str() {
+            "--target" => target = Some(parse_target(&value(a)?)?),
+            "--wave32" => wave32 = true,
+            "--kernel" => kernel = Some(value(a)?),
+            "--shuffle-lowering" => shuffle_lowering = parse_shuffle_lowering("qdc explain", &value(a)?)?,
+            "--format" => {
+                format = match value(a)?.as_str() {
+                    "text" => Format::Text,
+                    "json" => Format::Json,
+                    other => return Err(format!("qdc explain: --format {other} is not supported (want text or json)")),
+                }
+            }
+            flag if flag.starts_with('-') => return Err(format!("qdc explain: unknown option {flag}")),
+            f => {
+                if let Some(prev) = &file {
+                    return Err(format!("qdc explain: more than one file ('{prev}' and '{f}')"));
+                }
+                file = Some(f.to_string());
+            }
+        }
+    }
+    let file = file.ok_or("qdc explain: missing FILE.qdm")?;
+    let target = target.ok_or("qdc explain: missing --target (gfx90a, gfx942 or gfx1100)")?;
+    let target = with_wave32("qdc explain", target, wave32)?;
+    Ok(ExplainOptions { file, target, kernel, shuffle_lowering, format })
+}
+
+/// Runs `qdc explain`: compiles every kernel (or `--kernel`'s) as `qdc compile` does and prints
+/// the shuffle selector's choices ([`qdc::explain`]).
+pub fn explain(args: &[String]) -> Result<(), String> {
+    let o = parse_explain_options(args)?;
+    let loaded = Loaded::read(&o.file)?;
+    let kernels = loaded.kernels(o.kernel.as_deref(), &o.file)?;
+    let opts = AmdgcnOptions { shuffle_lowering: o.shuffle_lowering, ..AmdgcnOptions::new(o.target) };
+    let mut compiled = Vec::with_capacity(kernels.len());
+    for &(index, f) in &kernels {
+        compiled.push((index, compile_one(f, index, &loaded.map, &opts, &loaded.src, &o.file)?));
+    }
+    let reports: Vec<KernelReport<'_>> = compiled
+        .iter()
+        .map(|(index, k)| kernel_report(k, &loaded.src, |i| loaded.map.line_of(*index, AnyEntity::Inst(i))))
+        .collect();
+    let h = Header { file: &o.file, target: o.target, lowering: o.shuffle_lowering };
+    let out = match o.format {
+        Format::Text => qdc::explain::text(&h, &reports),
+        Format::Json => qdc::explain::json(&h, &reports),
+    };
+    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("error: cannot write to stdout: {e}"))
 }
 
 #[cfg(test)]
@@ -294,5 +418,29 @@ mod tests {
         assert_eq!(o.target.wave, WaveSize::W64);
         let e = parse_options(&args("k.qdm --target gfx90a --wave32")).err().unwrap_or_default();
         assert_eq!(e, "qdc compile: --wave32 needs --target gfx1100 (gfx90a runs wave64 only)");
+    }
+
+    #[test]
+    fn explain_options() {
+        let args = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let o = parse_explain_options(&args(
+            "k.qdm --target gfx1100 --wave32 --format json --shuffle-lowering dpp --kernel k",
+        ))
+        .expect("parses");
+        assert_eq!(o.target, Target { arch: Arch::Gfx1100, wave: WaveSize::W32 });
+        assert_eq!(
+            (o.format, o.shuffle_lowering, o.kernel.as_deref()),
+            (Format::Json, ShuffleLowering::Dpp, Some("k"))
+        );
+        let e = parse_explain_options(&args("k.qdm --target gfx942 --shuffle-lowering lds")).unwrap_err();
+        assert!(e.starts_with("qdc explain: --shuffle-lowering: unknown shuffle lowering 'lds'"), "{e}");
+        let e = parse_explain_options(&args("k.qdm --target gfx942 --format yaml")).unwrap_err();
+        assert_eq!(e, "qdc explain: --format yaml is not supported (want text or json)");
+        let e = parse_explain_options(&args("k.qdm")).unwrap_err();
+        assert!(e.contains("missing --target"), "{e}");
+        let e = parse_explain_options(&args("k.qdm --target gfx942 --wave32")).unwrap_err();
+        assert_eq!(e, "qdc explain: --wave32 needs --target gfx1100 (gfx942 runs wave64 only)");
+        let o = parse_options(&args("k.qdm --target gfx942 --shuffle-lowering bpermute")).expect("parses");
+        assert_eq!(o.shuffle_lowering, ShuffleLowering::Bpermute);
     }
 }

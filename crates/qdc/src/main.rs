@@ -14,9 +14,16 @@
 //!   [--kernel NAME] [--subgroup-size W] [--reduce auto|group|clustered|shuffle]` writes SPIR-V
 //!   (binary words of one kernel, or the spvasm text of each).
 //! - `qdc compile FILE.qdm --target gfx90a|gfx942|gfx1100 [--wave32] [--emit asm|obj|vcode]
-//!   [-o OUT] [--kernel NAME]` compiles to AMDGCN machine code: the final assembly with a
-//!   resource header (default), the HSA code object of one kernel (default OUT: FILE.co), or the
-//!   VCode before register allocation.
+//!   [-o OUT] [--kernel NAME] [--shuffle-lowering auto|dpp|swizzle|permlane|bpermute]` compiles
+//!   to AMDGCN machine code: the final assembly with a resource header (default), the HSA code
+//!   object of one kernel (default OUT: FILE.co), or the VCode before register allocation;
+//!   `--shuffle-lowering` forces one cross-lane family on every shuffle, reduction and scan (an
+//!   op it cannot lower is an error at the op's line).
+//! - `qdc explain FILE.qdm --target gfx90a|gfx942|gfx1100 [--wave32] [--kernel NAME]
+//!   [--shuffle-lowering F] [--format text|json]` prints, for every subgroup op the AMDGCN
+//!   shuffle selector lowered, the pattern found, every candidate sequence with its estimated
+//!   cycles, instructions and LDS operations, the one chosen and its speed-up over the bpermute
+//!   baseline (docs/shuffle-lowering.md).
 //! - `qdc devices` lists the devices (`cpu:32`, each CUDA GPU, each HSA (AMD) GPU, each Vulkan
 //!   device), says why CUDA, HSA or Vulkan is absent, and lists the AMDGCN simulators (`sim-*`,
 //!   marked `[simulator]`).
@@ -32,7 +39,7 @@
 //!   disassembles the kernels of a code object (qd's or an LLVM/lld one) as `llvm-objdump-19 -d`
 //!   prints them, then prints each kernel descriptor as `.amdhsa_*` directives.
 //!
-//! Later issues add `explain` and more devices.
+//! Later issues add more devices.
 
 #![forbid(unsafe_code)]
 
@@ -60,6 +67,9 @@ USAGE:
   qdc compile FILE.qdm --target VK --emit spv|spvasm [-o OUT] [--kernel NAME]
           [--subgroup-size W] [--reduce auto|group|clustered|shuffle]
   qdc compile FILE.qdm --target GFX [--wave32] [--emit asm|obj|vcode] [-o OUT] [--kernel NAME]
+          [--shuffle-lowering F]
+  qdc explain FILE.qdm --target GFX [--wave32] [--kernel NAME] [--shuffle-lowering F]
+          [--format text|json]
   qdc devices
   qdc demo [--subgroup-size S | --device D] [--sort-n N]
   qdc algo ALGORITHM [--dtype T] [--values T] [--max-n N] [--log256 D] [--end-bit B]
@@ -85,6 +95,10 @@ GFX: gfx90a | gfx942 | gfx1100 (AMDGCN, wave64; --wave32: gfx1100 in wave32). --
      prints each kernel's final instructions after a header with its VGPR/SGPR/LDS/spill counts,
      obj writes one kernel's HSA code object (OUT defaults to FILE.co), vcode the code before
      register allocation
+F: auto (default: the cheapest legal sequence) | dpp | swizzle | permlane | bpermute — forces that
+   family on every shuffle, broadcast, reduction and scan (AMDGCN; an op it cannot lower is an
+   error at its line). `qdc explain` lists each op's candidates, their estimated cycles, LDS use
+   and the one chosen (text, or one JSON document with --format json)
 T: gfx90a | gfx942 | gfx1100 | gfx1100:wave32 (AMDGCN; OUT defaults to FILE.co, NAME to the
    file stem; ABI: kernarg pointer in s[0:1], workgroup ids x,y,z in s2..s4, work-item ids in v0)
 ";
@@ -96,6 +110,7 @@ fn main() -> ExitCode {
         Some("fmt") => fmt(&args[1..]),
         Some("run") => run::run(&args[1..]),
         Some("compile") => compile::compile(&args[1..]),
+        Some("explain") => compile_amdgcn::explain(&args[1..]),
         Some("devices") => devices::devices(&args[1..]),
         Some("demo") => demo::demo(&args[1..]),
         Some("algo") => qdc::algo::algo(&args[1..]),
