@@ -86,6 +86,15 @@ else
   echo "warning: no Vulkan device (vulkaninfo found none); the vulkan device tests will skip"
 fi
 
+# The llc-19 column of docs/shuffle-lowering.md's catalog: recompile the Quadrants-style IR with
+# llc-19 and fail when the checked-in counts are stale (a few seconds).
+step "llc-19 shuffle catalog counts (benches/llvm/shuffle)"
+if command -v llc-19 >/dev/null 2>&1 && command -v llvm-objdump-19 >/dev/null 2>&1; then
+  python3 benches/llvm/shuffle/llc19.py --check
+else
+  echo "llc-19 missing: skipped"
+fi
+
 step "toolchain"
 cargo --version
 rustc --version

@@ -107,6 +107,14 @@ pub struct Candidate {
     pub listing: Vec<String>,
 }
 
+impl Candidate {
+    /// Whether this is the `ds_bpermute`-only baseline (`bpermute`, `bpermute halves`,
+    /// `bpermute ladder`): the lowering qd had before the selector, always among the candidates.
+    pub fn is_baseline(&self) -> bool {
+        self.name.starts_with("bpermute")
+    }
+}
+
 /// The selector's decision for one subgroup op of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
@@ -132,9 +140,11 @@ pub struct Choice {
 }
 
 /// Sorts `cands` cheapest first (cycles, then LDS operations, then instructions, then name) and
-/// returns the index of the one to use: the first under `Auto`, else the first of the forced
-/// family — or an error naming the families that exist for this op when the forced one has no
-/// candidate. Never falls back silently.
+/// returns the index of the one to use: the first under `Auto`, the `ds_bpermute`-only baseline
+/// under `Bpermute` (so forcing it reproduces what qd emitted before the selector, the reference
+/// the catalog compares against, rather than a mixed sequence whose costliest step is a
+/// bpermute), else the first of the forced family — or an error naming the families that exist
+/// for this op when the forced one has no candidate. Never falls back silently.
 pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
     cands.sort_by(|a, b| {
         (a.cost.cycles, a.cost.lds_ops, a.cost.insts, &a.name).cmp(&(
@@ -149,6 +159,11 @@ pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, S
     }
     if forced == ShuffleLowering::Auto {
         return Ok(0);
+    }
+    if forced == ShuffleLowering::Bpermute {
+        if let Some(i) = cands.iter().position(Candidate::is_baseline) {
+            return Ok(i);
+        }
     }
     if let Some(i) = cands.iter().position(|c| c.family == forced) {
         return Ok(i);
