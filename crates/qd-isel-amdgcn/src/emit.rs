@@ -394,7 +394,7 @@ impl Emitter {
         }
         out.push(t(Op::VMulU32U24, &[Operand::v(4), Operand::imm32(record), Operand::v(4)]));
         out.push(t(Op::VMovB32, &[Operand::v(5), Operand::s(9)]));
-        let mask = if self.wave64() { Operand::Vcc } else { Operand::VccLo };
+        let mask = self.target.wave.vcc();
         out.push(t(Op::VAddCoU32, &[Operand::v(4), mask, Operand::s(8), Operand::v(4)]));
         out.push(t(Op::VAddcCoU32, &[Operand::v(5), mask, Operand::Int(0), Operand::v(5), mask]));
         self.exec_restore(out);

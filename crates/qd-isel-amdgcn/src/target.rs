@@ -106,6 +106,15 @@ impl WaveSize {
             WaveSize::W64 => 2,
         }
     }
+
+    /// The lane-mask register VOPC compares write and `v_cndmask` reads: `vcc` in wave64,
+    /// `vcc_lo` in wave32.
+    pub fn vcc(self) -> crate::isa::Operand {
+        match self {
+            WaveSize::W32 => crate::isa::Operand::VccLo,
+            WaveSize::W64 => crate::isa::Operand::Vcc,
+        }
+    }
 }
 
 /// An architecture together with the wave size the code is compiled for.

@@ -176,7 +176,7 @@ pub(crate) fn operand_ok(op: Operand, s: &Slot, target: Target) -> Result<(), St
     .and_then(|()| {
         // The implicit vcc and mask slots take exactly the wave's mask width.
         if s.kind == Kind::ImplicitVcc {
-            let want = if target.wave.mask_sgprs() == 2 { Operand::Vcc } else { Operand::VccLo };
+            let want = target.wave.vcc();
             if op != want {
                 return Err(format!("the 32-bit encoding implies {want:?}"));
             }

@@ -119,7 +119,7 @@ fn operands(
     for (i, s) in slots.iter().enumerate() {
         let vgpr = |n: u32| Operand::Vgpr(RegRange { first: n as u16, len: s.width });
         let scalar = |c: u32| operand_from_code(c, s.width, fam, literal);
-        let implicit = if target.wave.mask_sgprs() == 2 { Operand::Vcc } else { Operand::VccLo };
+        let implicit = target.wave.vcc();
         let o = match s.field {
             Field::Sdst => scalar(raw.sdst)?,
             Field::Ssrc0 => scalar(raw.ssrc0)?,

@@ -291,11 +291,7 @@ impl<'a> Lower<'a> {
 
     /// `vcc` (wave64) or `vcc_lo` (wave32).
     pub(crate) fn vcc(&self) -> Operand {
-        if self.wave64() {
-            Operand::Vcc
-        } else {
-            Operand::VccLo
-        }
+        self.target.wave.vcc()
     }
 
     /// `exec` (wave64) or `exec_lo` (wave32).

@@ -954,6 +954,25 @@ fn bpermute_ladder(spec: Spec) -> Built {
         y
     };
     let (op, ty) = (spec.op, spec.ty);
+    // The Hillis–Steele steps of a scan (`own_left` false: the lower lane's value is the left
+    // operand) or of a segmented reduction (`own_left` true, the order the interpreter combines
+    // in): step `k` combines with the value `k` lanes down where `k <= reach` (the lane's index in
+    // its tile, or its distance to the segment start).
+    let ladder = |b: &mut B, reach: R, own_left: bool| {
+        let mut k = 1;
+        while k < spec.tl {
+            let y = read(b, k, false);
+            let cur = b.cur;
+            let c = b.s.temp(vc);
+            let (l, r) = if own_left { (cur, y) } else { (y, cur) };
+            combine(&mut b.s, op, ty, c, l, r);
+            b.s.op(Op::VCmpLeU32, &[vcc, Arg::K(Operand::imm32(k)), Arg::U(reach)]);
+            let dst = b.own(true);
+            b.s.select_vcc(dst, cur, c);
+            b.cur = dst;
+            k <<= 1;
+        }
+    };
     match spec.kind {
         Kind::Reduce => {
             let mut k = 1;
@@ -975,33 +994,11 @@ fn bpermute_ladder(spec: Spec) -> Built {
                 b.s.select_vcc(dst, y, idv);
                 b.cur = dst;
             }
-            let mut k = 1;
-            while k < spec.tl {
-                let y = read(&mut b, k, false);
-                let cur = b.cur;
-                let c = b.s.temp(vc);
-                combine(&mut b.s, op, ty, c, y, cur);
-                b.s.op(Op::VCmpLeU32, &[vcc, Arg::K(Operand::imm32(k)), Arg::U(local)]);
-                let dst = b.own(true);
-                b.s.select_vcc(dst, cur, c);
-                b.cur = dst;
-                k <<= 1;
-            }
+            ladder(&mut b, local, false);
         }
         Kind::Seg => {
             let dist = b.dist();
-            let mut k = 1;
-            while k < spec.tl {
-                let y = read(&mut b, k, false);
-                let cur = b.cur;
-                let c = b.s.temp(vc);
-                combine(&mut b.s, op, ty, c, cur, y);
-                b.s.op(Op::VCmpLeU32, &[vcc, Arg::K(Operand::imm32(k)), Arg::U(dist)]);
-                let dst = b.own(true);
-                b.s.select_vcc(dst, cur, c);
-                b.cur = dst;
-                k <<= 1;
-            }
+            ladder(&mut b, dist, true);
         }
     }
     b.used = Used { bpermute: true, ..Used::default() };

@@ -110,11 +110,7 @@ impl Seq {
 
     /// `vcc` or `vcc_lo`.
     pub(crate) fn vcc(&self) -> Operand {
-        if self.wave64() {
-            Operand::Vcc
-        } else {
-            Operand::VccLo
-        }
+        self.target.wave.vcc()
     }
 
     /// An external register (defined before the sequence) with its placeholder.
