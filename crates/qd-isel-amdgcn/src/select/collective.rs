@@ -511,11 +511,17 @@ impl B {
 
     /// `d` with row/bank masks whose written lanes are exactly `want`, if any.
     fn masked_to(&self, d: Dpp16, want: u64) -> Option<Dpp16> {
+        // The lanes with a valid source, then each mask pair as bit operations on it (the same
+        // set as `written` computes lane by lane, without 225 walks over the wave).
+        let valid = self.written(Dpp16 { row_mask: 0xF, bank_mask: 0xF, ..d });
+        let rows = |rm: u8| (0..4).filter(|r| rm >> r & 1 == 1).fold(0u64, |m, r| m | 0xFFFF << (16 * r));
+        let banks =
+            |bm: u8| (0..4).filter(|b| bm >> b & 1 == 1).fold(0u64, |m, b| m | 0x000F_000F_000F_000F << (4 * b));
         for rm in (1..=15u8).rev() {
+            let in_rows = valid & rows(rm);
             for bm in (1..=15u8).rev() {
-                let m = Dpp16 { row_mask: rm, bank_mask: bm, ..d };
-                if self.written(m) == want {
-                    return Some(m);
+                if in_rows & banks(bm) == want {
+                    return Some(Dpp16 { row_mask: rm, bank_mask: bm, ..d });
                 }
             }
         }
@@ -1015,9 +1021,10 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
         Allow { bpermute: true, ..Allow::default() },
         Allow { permlane: true, ..Allow::default() },
     ];
-    let mut push = |b: Built| {
-        if !out.iter().any(|o| o.cand.name == b.cand.name) {
-            out.push(b);
+    // Two allowances often build the same ladder: skip it by name before pricing it again.
+    let mut push = |b: B, name: String| {
+        if !out.iter().any(|o| o.cand.name == name) {
+            out.push(b.finish(name));
         }
     };
     for a in allows {
@@ -1036,7 +1043,7 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
         };
         if ok.is_some() {
             let name = b.ladder_name("dpp ladder");
-            push(b.finish(name));
+            push(b, name);
         }
     }
     // Integer-only trees.
@@ -1050,7 +1057,7 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
                 Kind::Reduce => None,
             };
             if let Some(n) = name {
-                push(b.finish(n));
+                push(b, n);
             }
         }
     }

@@ -477,6 +477,11 @@ impl Seq {
         let nop = Inst::new(Op::SNop, &[]).imm(0);
         let (nop_sem, nop_acc) = (sem(nop.op), access(&nop, sem(nop.op), family, lanes));
         let waits = |tr: &Tracker, k: usize| -> u32 {
+            // Most steps need no wait state: check in place and clone the tracker only when one
+            // does (cloning it for every trial was a third of the selector's compile time).
+            if tr.check(arch, lanes, &list[k], info[k].0, &info[k].1).is_ok() {
+                return 0;
+            }
             let mut t = tr.clone();
             let mut w = 0;
             while w < 16 && t.check(arch, lanes, &list[k], info[k].0, &info[k].1).is_err() {
@@ -501,6 +506,10 @@ impl Seq {
                 let w = waits(&tr, k);
                 if best.is_none_or(|(bw, _)| w < bw) {
                     best = Some((w, k));
+                }
+                if w == 0 {
+                    // Nothing later in the window can beat it (ties go to the earlier step).
+                    break;
                 }
             }
             // The first unscheduled step is always ready (its predecessors all come before it).
