@@ -460,6 +460,9 @@ fn gfx9_remaining_ds_bpermute_gap_list() {
                 assert!(*cycles >= c.cycles, "{t}: {}: {name} {cycles} vs bpermute {}", c.pattern, c.cycles);
             }
         }
+        for c in &gap {
+            eprintln!("{t}: {} on bpermute, {} cycles (register-only: {:?})", c.pattern, c.cycles, c.reg);
+        }
         let gap: Vec<&str> = gap.iter().map(|c| c.pattern.as_str()).collect();
         assert_eq!(gap, gfx9_gap(gfx90a), "{t}");
         assert_eq!(gap.len(), if gfx90a { 179 } else { 176 }, "{t}");
