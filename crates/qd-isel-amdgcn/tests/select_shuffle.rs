@@ -330,11 +330,15 @@ fn every_candidate_of_every_pattern_matches_the_interpreter() {
         let chains = count(&|n| n.starts_with("dpp wave_shl:1 bound_ctrl + dpp wave_shl:1"));
         let rows = count(&|n| n.contains("permlane") && n.contains(" + cndmask"));
         let rows64 = count(&|n| n.starts_with("permlane64 + permlane") && n.contains(" + cndmask"));
-        let _ = writeln!(report, "{t}: {fixups} fix-up, {chains} wave-chain, {rows} permlane-rows candidates");
+        let merged = count(&|n| n.starts_with("permlane64 + cndmask + permlane"));
+        let _ = writeln!(
+            report,
+            "{t}: {fixups} fix-up, {chains} wave-chain, {rows} permlane-rows ({merged} merged) candidates"
+        );
         assert!(fixups >= 10, "{t}: {fixups}");
         if t.arch == qd_isel_amdgcn::Arch::Gfx1100 {
             assert!(rows >= 50, "{t}: {rows}");
-            assert!(w == 32 || rows64 >= 50, "{t}: {rows64}");
+            assert!(w == 32 || rows64 >= 50 && merged >= 20, "{t}: {rows64} {merged}");
         } else {
             assert!(chains >= 5, "{t}: {chains}");
         }
@@ -403,7 +407,7 @@ fn gfx1100_never_picks_ds_bpermute_for_a_constant_table() {
     // The headline of the issue: down 1 in tiles of 64 on gfx1100 wave64.
     let all = choices(targets()[2]);
     let Chosen { name, cycles, base, .. } = all.iter().find(|c| c.pattern == "down 1 in tiles of 64").unwrap();
-    assert!(*cycles <= 60 && *base >= 200, "{name}: {cycles} vs {base}");
+    assert!(*cycles <= 50 && *base >= 200, "{name}: {cycles} vs {base}");
 }
 
 /// The patterns of `patterns(64)` for which GFX9 still uses `ds_bpermute`, in order: `gfx90a`

@@ -103,25 +103,57 @@ pub(super) fn row_sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
             dpp16_steps(&all_ctrls(target), &spec).into_iter().next()
         })
         .flatten();
-    let mut out = Vec::new();
-    for with_dpp in [true, false] {
-        let dpp = if with_dpp {
-            match dpp_last {
-                Some(p) => Some(p),
-                None => continue,
+    // Merging the other-half class of one kind (permlane16 or permlanex16) into the same-half
+    // class of that kind: one permlane of `M`, where `M` = `X` with the rows some destination
+    // row reads from the other half taken from `U` (`U = cndmask(X, U)` in place) — possible
+    // when no destination row needs both, and the other kind does not need `U` itself.
+    let merge_mask = |cross: bool| -> Option<u64> {
+        let (near, far) = (in_class((Reg::X, cross)), in_class((Reg::U, cross)));
+        if near == 0 || far == 0 || in_class((Reg::U, !cross)) != 0 {
+            return None;
+        }
+        let mut mask = 0u64;
+        for r in 0..(w / 16) as usize {
+            let row = |m: u64| m >> (16 * r) & 0xFFFF != 0;
+            if row(near) && row(far) {
+                return None;
             }
-        } else {
-            None
+            if row(far) {
+                mask |= 0xFFFFu64 << (16 * (if cross { r ^ 1 } else { r }));
+            }
+        }
+        Some(mask)
+    };
+    let mut out = Vec::new();
+    for (with_dpp, merge) in [(true, false), (false, false), (true, true), (false, true)] {
+        let dpp = match (with_dpp, dpp_last) {
+            (true, None) => continue,
+            (true, p) => p,
+            (false, _) => None,
         };
-        let mut parts: Vec<(Reg, Prim, u64)> = Vec::new();
+        let merged = [false, true].into_iter().find_map(|c| merge_mask(c).map(|m| (c, m)));
+        let merged = match (merge, merged) {
+            (true, None) => continue,
+            (true, m) => m,
+            (false, _) => None,
+        };
+        let mut classes: Vec<(Reg, bool, u64)> = Vec::new();
         for c in [(Reg::X, false), (Reg::X, true), (Reg::U, false), (Reg::U, true)] {
             if c == (Reg::X, false) && dpp.is_some() {
                 continue;
             }
-            let m = in_class(c);
-            if m != 0 {
-                parts.extend(split(tab, m, c.1).into_iter().map(|(p, m)| (c.0, p, m)));
+            match merged {
+                // The merged class: both halves' lanes of this kind, read from `M` (in `U`).
+                Some((cross, _)) if c == (Reg::X, cross) => {}
+                Some((cross, _)) if c == (Reg::U, cross) => {
+                    classes.push((Reg::U, cross, in_class((Reg::X, cross)) | in_class(c)));
+                }
+                _ => classes.push((c.0, c.1, in_class(c))),
             }
+        }
+        let mut parts: Vec<(Reg, Prim, u64)> = Vec::new();
+        for (src, cross, m) in classes.into_iter().filter(|c| c.2 != 0) {
+            parts.extend(split(tab, m, cross).into_iter().map(|(p, m)| (src, p, m)));
         }
         if parts.is_empty() || parts.len() == 1 && dpp.is_none() && own == 0 {
             continue; // a single DPP16 or permlane step: found by the one-step search
@@ -129,6 +161,9 @@ pub(super) fn row_sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
         let mut steps = Vec::new();
         if parts.iter().any(|p| p.0 == Reg::U) {
             steps.push(Step::new(Prim::Permlane64, Reg::U, Reg::X));
+        }
+        if let Some((_, mask)) = merged {
+            steps.push(Step { prim: Prim::Cndmask { mask }, dst: Reg::U, a: Reg::X, b: Reg::U });
         }
         for (k, &(src, p, m)) in parts.iter().enumerate() {
             if k == 0 && own == 0 {
@@ -272,11 +307,16 @@ mod tests {
         let t = Target::wave64(Arch::Gfx1100);
         let tab = LanePattern::Down { delta: 1, tile: 64 }.table(64).unwrap();
         let rows = row_sequences(t, &tab);
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.len(), 4);
         assert!(rows.iter().all(|s| prove(s, &tab)));
         let name = rows[0].name(Family::Gfx11);
         assert!(name.starts_with("permlane64 + permlanex16 sel:0123456789abcde0 + cndmask + "), "{name}");
         assert!(name.ends_with(" + dpp row_shl:1"), "{name}");
+        // Merged: lanes 15 and 47 read X's next row, lane 31 U's row 0, through one permlanex16
+        // of X with row 0 taken from U.
+        let name = rows[2].name(Family::Gfx11);
+        let want = "permlane64 + cndmask + permlanex16 sel:0123456789abcde0 + cndmask + dpp row_shl:1";
+        assert_eq!(name, want);
         // Every row class of a random table, split where the rows disagree.
         let tab: Vec<u8> = (0..64u32).map(|l| ((l * 37 + 11) % 64) as u8).collect();
         assert!(row_sequences(t, &tab).iter().all(|s| prove(s, &tab)));
