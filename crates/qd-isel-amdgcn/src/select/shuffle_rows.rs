@@ -9,8 +9,11 @@
 //!   every row of the class (a class whose rows disagree on a position is split over several
 //!   permlanes); the parts are merged with `v_cndmask_b32` on constant lane masks, lanes whose
 //!   source is themselves take `X`, and a fitting DPP16 step for the same-row class writes last
-//!   into the result, leaving every other lane alone. `ds_bpermute` on gfx1100 wave64 needs the
-//!   permlane64 halves, two LDS round trips and a select (218 cycles); these are 20–60.
+//!   into the result, leaving every other lane alone. When no destination row needs both, the
+//!   same-half and other-half classes of one permlane kind share one permlane of `M =
+//!   cndmask(X, U)`. `ds_bpermute` on gfx1100 wave64 needs the permlane64 halves, two LDS round
+//!   trips and a select (218 cycles); these are 24–85 for every pattern family and the
+//!   arbitrary tables of the tests (down 1 in tiles of 64: 49).
 //! * **Readlane fix-ups** (both families, [`fixup_sequences`]): a base that is right on all but
 //!   a few lanes — one full-write DPP16 step, or on GFX9 a chain of `wave_shl/shr/rol/ror:1`
 //!   steps — then the lanes whose source is themselves taken from `X` by one `v_cndmask_b32`,
@@ -131,7 +134,11 @@ pub(super) fn row_sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
             (true, p) => p,
             (false, _) => None,
         };
-        let merged = [false, true].into_iter().find_map(|c| merge_mask(c).map(|m| (c, m)));
+        // (With the DPP step, the same-row class needs no permlane: only permlanex16 merges.)
+        let merged = [false, true]
+            .into_iter()
+            .filter(|&cross| cross || dpp.is_none())
+            .find_map(|cross| merge_mask(cross).map(|m| (cross, m)));
         let merged = match (merge, merged) {
             (true, None) => continue,
             (true, m) => m,
