@@ -10,8 +10,9 @@
 //! chosen one. The candidates of a shuffle:
 //!
 //! * the register sequences of `select/shuffle.rs` for its constant lane pattern
-//!   (`qd_mir::analysis::shuffle_pattern`): DPP16/DPP8, `ds_swizzle`, permlanes, readlane and
-//!   selects, each proved against the pattern's source table; when EXEC may be partial
+//!   (`qd_mir::analysis::shuffle_pattern`): DPP16/DPP8, `ds_swizzle`, permlanes, readlane,
+//!   selects, and (`select/shuffle_rows.rs`) permlane rows, readlane/writelane fix-ups and GFX9
+//!   wave-shift chains, each proved against the pattern's source table; when EXEC may be partial
 //!   (`Lower::exec_full` false) only those exact under any EXEC (one DPP16 or permlane16/x16 step
 //!   that leaves unwritten lanes their own value) are offered, and `Choice::note` names the rest;
 //! * `own value` (no instruction) for the identity pattern;

@@ -4,8 +4,9 @@
 //! # Candidates are data
 //!
 //! A candidate is a [`Seq`]: a few [`Step`]s, each one cross-lane primitive ([`Prim`]: a DPP16 or
-//! DPP8 move, a `ds_swizzle`, a permlane, a readlane broadcast, a constant-mask select) between
-//! three registers — the value `X`, the result `O`, one scratch `T` — where `O` may be *tied* to
+//! DPP8 move, a `ds_swizzle`, a permlane, a readlane broadcast, a constant-mask select, a
+//! readlane/writelane fix-up of one lane) between four registers — the value `X`, the result
+//! `O`, the scratch registers `T` and `U` — where `O` may be *tied* to
 //! `X` (the same register, so lanes a step does not write keep their own value: DPP16 with
 //! bound_ctrl 0 and `old` = own). [`lane_model`] is the one function that says, per primitive,
 //! what a lane receives under an EXEC mask: a lane of the first or second operand, zero, or
@@ -40,6 +41,12 @@
 //!   lanes cover the wave, merged by a `v_cndmask_b32` on a constant lane mask (`wave_shl:1 +
 //!   cndmask` for down 1 in tiles of 32 on GFX9, `swizzle rotate + cndmask` for down d in tiles of
 //!   32).
+//! * General shapes (`shuffle_rows.rs`), when still nothing is register-only: on GFX11 the
+//!   *permlane rows* decomposition of any table (same-row / pair-row / other-half classes, one
+//!   permlane16/x16 — of `X`, or of its `v_permlane64` copy `U` — per consistent selector, merged
+//!   by selects, a DPP16 step for the same-row class last); on both families *readlane fix-ups*
+//!   (a DPP16 step or a GFX9 `wave_shl/shr/rol/ror:1` chain, a select of `X` for the lanes whose
+//!   source is themselves, and `v_readlane` + `v_writelane` for at most 8 other lanes).
 //!
 //! The `ds_bpermute` baseline and the uniform-index readlane are not here: they are the existing
 //! lowerings of `lower/simt.rs`, priced from their own instructions.
@@ -48,6 +55,8 @@ use std::fmt::Write as _;
 
 #[path = "shuffle_emit.rs"]
 pub(crate) mod emit;
+#[path = "shuffle_rows.rs"]
+mod rows;
 
 use crate::isa::{DppCtrl, Swizzle};
 use crate::select::ShuffleLowering;
@@ -63,6 +72,8 @@ pub enum Reg {
     O,
     /// A scratch VGPR.
     T,
+    /// A second scratch VGPR (the `v_permlane64` copy of the row decomposition).
+    U,
 }
 
 /// One cross-lane primitive with its parameters.
@@ -109,6 +120,15 @@ pub enum Prim {
         /// The lanes that take `b`.
         mask: u64,
     },
+    /// A readlane fix-up: `v_readlane_b32 s, a, src` then `v_writelane_b32 dst, s, lane`. Only
+    /// lane `lane` of `dst` is written, whatever its EXEC bit (and `src` is read whatever its
+    /// EXEC bit): exact only under full EXEC, like every multi-step sequence.
+    Writelane {
+        /// The lane read.
+        src: u8,
+        /// The lane written.
+        lane: u8,
+    },
 }
 
 /// What one lane of a step's destination receives.
@@ -128,7 +148,9 @@ pub enum Recv {
 /// is `exec` (the semantics of `sim/crosslane.rs`, shuffle-lowering.md §1).
 pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
     let on = |l: u32| l < w && exec >> l & 1 == 1;
-    if !on(lane) {
+    // `v_writelane_b32` writes its lane whatever EXEC says; every other primitive leaves an
+    // inactive lane alone.
+    if !on(lane) && !matches!(p, Prim::Writelane { .. }) {
         return Recv::Keep;
     }
     match *p {
@@ -181,6 +203,13 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
                 Recv::B(lane)
             } else {
                 Recv::A(lane)
+            }
+        }
+        Prim::Writelane { src, lane: to } => {
+            if lane == u32::from(to) && lane < w {
+                Recv::A(u32::from(src) % w)
+            } else {
+                Recv::Keep
             }
         }
     }
@@ -241,7 +270,7 @@ const UNDEF: u8 = 0xFF;
 
 /// Runs `seq` symbolically: the contents of `O` on every lane (lane `s` of `X` as `s`).
 pub fn run(seq: &Seq, w: u32, exec: u64) -> [u8; 64] {
-    let mut regs = [[UNDEF; 64]; 3];
+    let mut regs = [[UNDEF; 64]; 4];
     for (l, x) in regs[0].iter_mut().enumerate() {
         *x = l as u8;
     }
@@ -250,6 +279,7 @@ pub fn run(seq: &Seq, w: u32, exec: u64) -> [u8; 64] {
         Reg::O if seq.tied => 0,
         Reg::O => 1,
         Reg::T => 2,
+        Reg::U => 3,
     };
     for st in &seq.steps {
         let (a, b) = (regs[slot(st.a)], regs[slot(st.b)]);
@@ -304,9 +334,11 @@ impl Seq {
         self.steps
             .iter()
             .map(|s| match s.prim {
-                Prim::Dpp16 { .. } | Prim::Dpp8 { .. } | Prim::Readlane { .. } | Prim::Cndmask { .. } => {
-                    ShuffleLowering::Dpp
-                }
+                Prim::Dpp16 { .. }
+                | Prim::Dpp8 { .. }
+                | Prim::Readlane { .. }
+                | Prim::Cndmask { .. }
+                | Prim::Writelane { .. } => ShuffleLowering::Dpp,
                 Prim::Permlane16 { .. } | Prim::Permlane64 => ShuffleLowering::Permlane,
                 Prim::Swizzle { .. } => ShuffleLowering::Swizzle,
             })
@@ -329,14 +361,29 @@ impl Seq {
             })
     }
 
-    /// True when any step reads or writes the scratch register.
-    pub fn uses_temp(&self) -> bool {
-        self.steps.iter().any(|s| s.dst == Reg::T || s.a == Reg::T || s.b == Reg::T)
+    /// True when any step reads or writes the register `r` (a scratch register needs a VGPR).
+    pub fn uses(&self, r: Reg) -> bool {
+        self.steps.iter().any(|s| s.dst == r || s.a == r || s.b == r)
     }
 
-    /// The candidate's name: its steps' names joined by ` + `.
+    /// The candidate's name: its steps' names joined by ` + `, a run of readlane fix-ups named
+    /// once with its count (`dpp row_shl:1 bound_ctrl + 3 readlane fix-ups`).
     pub fn name(&self, family: Family) -> String {
-        let names: Vec<String> = self.steps.iter().map(|s| prim_name(&s.prim, family)).collect();
+        let mut names: Vec<String> = Vec::new();
+        let mut fixups = 0usize;
+        for (k, s) in self.steps.iter().enumerate() {
+            if matches!(s.prim, Prim::Writelane { .. }) {
+                fixups += 1;
+                let last = !matches!(self.steps.get(k + 1).map(|n| n.prim), Some(Prim::Writelane { .. }));
+                if last {
+                    let plural = if fixups == 1 { "" } else { "s" };
+                    names.push(format!("{fixups} readlane fix-up{plural}"));
+                    fixups = 0;
+                }
+            } else {
+                names.push(prim_name(&s.prim, family));
+            }
+        }
         names.join(" + ")
     }
 }
@@ -388,6 +435,7 @@ pub fn prim_name(p: &Prim, family: Family) -> String {
         Prim::Permlane64 => "permlane64".into(),
         Prim::Readlane { lane } => format!("readlane {lane}"),
         Prim::Cndmask { .. } => "cndmask".into(),
+        Prim::Writelane { src, lane } => format!("writelane {lane} <- {src}"),
     }
 }
 
@@ -643,7 +691,8 @@ const MULTI_PER_FAMILY: usize = 2;
 
 /// Every proved candidate sequence for the source table `tab` (`tab.len()` = the wave's lanes)
 /// on `target`, without duplicates. Two-step shapes are searched only when no single DPP or
-/// permlane step exists, selects only when no one- or two-step DPP/permlane sequence does.
+/// permlane step exists, selects and the general shapes of `shuffle_rows.rs` only when no one-
+/// or two-step DPP/permlane sequence does.
 pub fn sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
     let w = tab.len() as u32;
     let gfx11 = target.family() == Family::Gfx11;
@@ -743,6 +792,14 @@ pub fn sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
             }
         }
     }
+    // The general shapes (shuffle_rows.rs): permlane rows on GFX11, readlane fix-ups and wave
+    // shift chains; only when nothing above is register-only, the cheapest few by a rough count.
+    let mut general: Vec<Seq> = Vec::new();
+    if !register_only(&out) && !register_only(&multi) {
+        general.extend(rows::row_sequences(target, tab));
+        general.extend(rows::fixup_sequences(target, tab));
+        general.sort_by_key(|s| (rows::rough_cycles(target, s), s.steps.len()));
+    }
     // Keep the multi-step candidates with the fewest LDS, then permlane, then total steps.
     let weight = |s: &Seq| {
         let lds = s.steps.iter().filter(|st| matches!(st.prim, Prim::Swizzle { .. })).count();
@@ -753,6 +810,14 @@ pub fn sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
     let mut kept_per_family = std::collections::HashMap::new();
     for s in multi {
         let n = kept_per_family.entry(s.family()).or_insert(0usize);
+        if *n < MULTI_PER_FAMILY {
+            *n += 1;
+            out.push(s);
+        }
+    }
+    let mut kept_general = std::collections::HashMap::new();
+    for s in general {
+        let n = kept_general.entry(s.family()).or_insert(0usize);
         if *n < MULTI_PER_FAMILY {
             *n += 1;
             out.push(s);

@@ -27,7 +27,8 @@ use crate::vcode::{Fill, MInst, Part, A};
 /// Builds the `MInst` of `seq` moving `xv` (VGPR parts) into a fresh value of type `ty`.
 pub(crate) fn emit_seq(cx: &mut Lower<'_>, seq: &Seq, xv: Val, ty: Type) -> (MInst, Val) {
     let out = cx.fresh(ty, Cls::Vector);
-    let tmp = if seq.uses_temp() { cx.new_v() } else { VReg::invalid() };
+    let tmp = if seq.uses(Reg::T) { cx.new_v() } else { VReg::invalid() };
+    let tmp2 = if seq.uses(Reg::U) { cx.new_v() } else { VReg::invalid() };
     let mut m = MInst::new();
     let mut sels: HashMap<([u8; 16], bool), (VReg, VReg)> = HashMap::new();
     let xs = use_parts(xv);
@@ -39,22 +40,41 @@ pub(crate) fn emit_seq(cx: &mut Lower<'_>, seq: &Seq, xv: Val, ty: Type) -> (MIn
     let out_uses = use_parts(out);
     for (part, &xa) in xs.iter().enumerate() {
         let mut o_written = false;
-        for st in &seq.steps {
+        // The readlanes of the fix-ups that read `X` of an untied sequence (which no step
+        // writes) go first: the same values, and their SGPR writes are long done when the
+        // writelanes read them.
+        let mut hoisted: HashMap<usize, VReg> = HashMap::new();
+        if !seq.tied {
+            for (k, st) in seq.steps.iter().enumerate() {
+                if let (Prim::Writelane { src, .. }, Reg::X) = (st.prim, st.a) {
+                    let s = cx.new_s();
+                    m.step(t(cx, Op::VReadlaneB32), &[A::D(s), xa, A::K(Operand::Int(src as i8))]);
+                    hoisted.insert(k, s);
+                }
+            }
+        }
+        for (k, st) in seq.steps.iter().enumerate() {
             let rd = |r: Reg| match r {
                 Reg::X => xa,
                 Reg::O if seq.tied => xa,
                 Reg::O => out_uses[part],
                 Reg::T => A::U(tmp),
+                Reg::U => A::U(tmp2),
             };
             let (a, b) = (rd(st.a), rd(st.b));
             let dst = match st.dst {
                 Reg::O if seq.tied && !o_written => outs[part].0,
                 Reg::O => outs[part].1,
                 Reg::T => A::D(tmp),
+                Reg::U => A::D(tmp2),
                 Reg::X => unreachable!("no step writes X"),
             };
             if st.dst == Reg::O {
                 o_written = true;
+            }
+            if let (Prim::Writelane { lane, .. }, Some(&s)) = (st.prim, hoisted.get(&k)) {
+                m.step(t(cx, Op::VWritelaneB32), &[dst, A::U(s), A::K(Operand::Int(lane as i8))]);
+                continue;
             }
             step(cx, &mut m, &st.prim, dst, a, b, &mut sels);
         }
@@ -112,6 +132,11 @@ fn step(
                 m.step(t(cx, Op::SMovB32), &[A::K(Operand::VccHi), A::K(Operand::imm32((mask >> 32) as u32))]);
             }
             m.step(t(cx, Op::VCndmaskB32), &[dst, a, b, A::K(cx.vcc())]);
+        }
+        Prim::Writelane { src, lane } => {
+            let s = cx.new_s();
+            m.step(t(cx, Op::VReadlaneB32), &[A::D(s), a, A::K(Operand::Int(src as i8))]);
+            m.step(t(cx, Op::VWritelaneB32), &[dst, A::U(s), A::K(Operand::Int(lane as i8))]);
         }
     }
 }
