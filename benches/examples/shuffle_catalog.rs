@@ -258,7 +258,7 @@ fn read_llc() -> Result<Llc, String> {
 
 /// `ds_bpermute` instructions in a candidate's listing.
 fn bpermutes(c: &Candidate) -> usize {
-    c.listing.iter().filter(|l| l.trim_start().starts_with("ds_bpermute")).count()
+    c.listing.lines().iter().filter(|l| l.trim_start().starts_with("ds_bpermute")).count()
 }
 
 /// The baseline among a choice's candidates (the contract's names, else the bpermute family).

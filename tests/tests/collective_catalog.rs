@@ -68,7 +68,7 @@ fn entry(c: &Choice) -> String {
         base.cost.cycles,
         f64::from(base.cost.cycles) / f64::from(ch.cost.cycles.max(1)),
     );
-    for l in &ch.listing {
+    for l in ch.listing.lines() {
         let _ = writeln!(s, "  {l}");
     }
     s

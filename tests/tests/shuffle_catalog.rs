@@ -125,7 +125,7 @@ fn shuffle_catalog_snapshots() {
                 "; {} on {t}: `{}` ({}): {} cycles, {} insts, {} LDS ops; bpermute baseline: {} cycles\n",
                 c.pattern, ch.name, ch.family, ch.cost.cycles, ch.cost.insts, ch.cost.lds_ops, base.cost.cycles
             );
-            for l in &ch.listing {
+            for l in ch.listing.lines() {
                 let _ = writeln!(text, "  {l}");
             }
             for (i, o) in c.candidates.iter().enumerate().filter(|&(i, _)| i != c.chosen) {

@@ -36,7 +36,7 @@ use std::fmt;
 use qd_mir::types::ScalarType;
 use qd_mir::{Function, Inst};
 
-pub use select::{Candidate, Choice, Cost, ShuffleLowering};
+pub use select::{Candidate, Choice, Cost, Listing, ShuffleLowering};
 pub use target::{Arch, Family, Target, WaveSize};
 
 use abi::KernargLayout;

@@ -227,12 +227,12 @@ fn prove(t: Target, ty: ScalarType, block: u32, divergent: bool) -> (usize, usiz
         assert_eq!(c.note.contains("whole-wave frame"), framed, "{t} {}: {}", c.op, c.note);
         assert_eq!(c.note.contains("frameless"), !framed, "{t} {}: {}", c.op, c.note);
         for cand in &c.candidates {
-            let saves = cand.listing.iter().any(|l| l.starts_with("s_or_saveexec"));
+            let saves = cand.listing.lines().iter().any(|l| l.starts_with("s_or_saveexec"));
             assert_eq!(saves, framed, "{t} {} {}: {:?}", c.op, cand.name, cand.listing);
         }
         // A candidate that does not name an LDS kind is register-only.
         for cand in &c.candidates {
-            let lds = cand.listing.iter().any(|l| l.starts_with("ds_"));
+            let lds = cand.listing.lines().iter().any(|l| l.starts_with("ds_"));
             let named = cand.name.contains("bpermute") || cand.name.contains("swizzle");
             assert!(!lds || named, "{t} {} {}: {:?}", c.op, cand.name, cand.listing);
         }
@@ -284,7 +284,7 @@ fn prove(t: Target, ty: ScalarType, block: u32, divergent: bool) -> (usize, usiz
                         "{t} block {block} divergent {divergent} data {d}: `{op}` with `{}`:\n{}\n{}",
                         c.candidates[c.chosen].name,
                         bad.join("\n"),
-                        c.candidates[c.chosen].listing.join("\n")
+                        c.candidates[c.chosen].listing.lines().join("\n")
                     );
                 }
             }

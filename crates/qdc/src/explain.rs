@@ -179,7 +179,7 @@ fn write_choice(s: &mut String, file: &str, e: &Explained<'_>) {
     }
     if !chosen.listing.is_empty() {
         s.push_str("  sequence:\n");
-        for l in &chosen.listing {
+        for l in chosen.listing.lines() {
             let _ = writeln!(s, "    {l}");
         }
     }
@@ -258,7 +258,7 @@ fn json_choice(s: &mut String, e: &Explained<'_>) {
     let _ = write!(s, "{pad}\"candidates\": [");
     for (i, k) in c.candidates.iter().enumerate() {
         s.push_str(if i == 0 { "\n" } else { ",\n" });
-        let listing: Vec<String> = k.listing.iter().map(|l| json_str(l)).collect();
+        let listing: Vec<String> = k.listing.lines().iter().map(|l| json_str(l)).collect();
         let _ = write!(
             s,
             "{pad}  {{\"name\": {}, \"family\": {}, \"cycles\": {}, \"insts\": {}, \"lds_ops\": {}, \"chosen\": {}, \"listing\": [{}]}}",
@@ -278,7 +278,7 @@ fn json_choice(s: &mut String, e: &Explained<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qd_isel_amdgcn::{Arch, Cost};
+    use qd_isel_amdgcn::{Arch, Cost, Listing};
     use qd_mir::ScalarType;
 
     fn cand(name: &str, family: ShuffleLowering, cycles: u32, lds_ops: u32) -> Candidate {
@@ -286,7 +286,10 @@ mod tests {
             name: name.into(),
             family,
             cost: Cost { cycles, insts: 2, lds_ops },
-            listing: vec![format!("; {name} \"quoted\"\tand tabbed")],
+            listing: Listing::new(
+                Target::wave64(Arch::Gfx942),
+                vec![qd_isel_amdgcn::isa::Inst::new(qd_isel_amdgcn::isa::Op::SNop, &[]).imm(1)],
+            ),
         }
     }
 
@@ -369,6 +372,7 @@ mod tests {
         assert!(j.contains("\"forced\": \"swizzle\""), "{j}");
         assert!(j.contains("\"speedup\": 1.350"), "{j}");
         assert_eq!(j.matches("\"chosen\": true").count(), 1, "{j}");
-        assert!(j.contains("\\\"quoted\\\"\\tand tabbed"), "{j}");
+        assert_eq!(j.matches("\"listing\": [\"s_nop 1\"]").count(), 3, "{j}");
+        assert!(s.contains("  sequence:\n    s_nop 1\n"), "{s}");
     }
 }

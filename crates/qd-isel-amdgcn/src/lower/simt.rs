@@ -76,7 +76,7 @@ use regalloc2::VReg;
 use super::{Cls, Lower, Val};
 use crate::isa::{Inst as MI, Op, Operand};
 use crate::select::shuffle::emit::{emit_seq, price};
-use crate::select::{self, Candidate, Choice, Cost, ShuffleLowering};
+use crate::select::{self, Candidate, Choice, Cost, Listing, ShuffleLowering};
 use crate::target::Family;
 use crate::vcode::{MInst, A};
 use crate::CompileError;
@@ -346,7 +346,7 @@ fn choose(
         .iter()
         .map(|b| {
             let (listing, cost) = if b.minsts.is_empty() {
-                (Vec::new(), Cost::default())
+                (Listing::default(), Cost::default())
             } else {
                 price(cx.target, &b.minsts, input, b.out)
             };

@@ -48,7 +48,7 @@ use qd_mir::ops::GroupOp;
 use qd_mir::types::ScalarType;
 
 use self::seq::{bitwise, combine, dpp, dpp_masked, fusable, Arg, Class, Seq, R};
-use super::{estimate, Candidate, ShuffleLowering};
+use super::{estimate, Candidate, Listing, ShuffleLowering};
 use crate::isa::{Dpp16, DppCtrl, Inst, Op, Operand};
 use crate::target::{Family, Target};
 
@@ -329,7 +329,7 @@ impl B {
         } else {
             ShuffleLowering::Dpp
         };
-        let listing = listing.iter().map(|i| i.display(t).to_string()).collect();
+        let listing = Listing::new(t, listing);
         let out = self.cur;
         Built { cand: Candidate { name, family, cost, listing }, seq: self.s, frame: self.frame, out }
     }

@@ -102,9 +102,43 @@ pub struct Candidate {
     pub family: ShuffleLowering,
     /// Its estimated cost ([`estimate`]).
     pub cost: Cost,
-    /// The sequence as the listing [`estimate`] priced (placeholder registers), one instruction
-    /// per line — the catalog a reviewer reads.
-    pub listing: Vec<String>,
+    /// The sequence as [`estimate`] priced it (placeholder registers) — the catalog a reviewer
+    /// reads; rendered to text only when asked ([`Listing::lines`]).
+    pub listing: Listing,
+}
+
+/// A candidate's priced instructions, kept as instructions: every op prices several candidates
+/// and most are never printed, so the text is made on demand (rendering every listing was a
+/// sixth of the selector's compile time).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    target: Option<Target>,
+    insts: Vec<Inst>,
+}
+
+impl Listing {
+    /// The instructions of `target`.
+    pub fn new(target: Target, insts: Vec<Inst>) -> Listing {
+        Listing { target: Some(target), insts }
+    }
+
+    /// One line of assembly per instruction, as `qdc disasm` prints it.
+    pub fn lines(&self) -> Vec<String> {
+        match self.target {
+            Some(t) => self.insts.iter().map(|i| i.display(t).to_string()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The number of instructions.
+    pub fn len(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// True when there is no instruction (a candidate that needs none, such as a uniform value).
+    pub fn is_empty(&self) -> bool {
+        self.insts.is_empty()
+    }
 }
 
 impl Candidate {
@@ -275,7 +309,7 @@ mod tests {
             name: name.into(),
             family,
             cost: Cost { cycles, insts: 1, lds_ops: 0 },
-            listing: Vec::new(),
+            listing: Listing::default(),
         };
         let mut cands = vec![c("bpermute", ShuffleLowering::Bpermute, 54), c("dpp", ShuffleLowering::Dpp, 12)];
         assert_eq!(pick(&mut cands, ShuffleLowering::Auto), Ok(0));

@@ -20,7 +20,7 @@ use crate::isa::{Dpp16, Dpp8, Inst, Op, Operand, RegRange};
 use crate::lower::simt::{t, use_parts};
 use crate::lower::{Cls, Lower, Val};
 use crate::select::shuffle::{Prim, Reg, Seq};
-use crate::select::{estimate, Cost};
+use crate::select::{estimate, Cost, Listing};
 use crate::target::Target;
 use crate::vcode::{Fill, MInst, Part, A};
 
@@ -203,7 +203,7 @@ fn val_operand(ph: &mut Placeholders, v: Val) -> Operand {
 
 /// Renders `minsts` with placeholder registers (`input` in `v10`/`v[10:11]`) and prices them
 /// with [`estimate`]: the listing as text and the cost.
-pub(crate) fn price(target: Target, minsts: &[MInst], input: Val, output: Val) -> (Vec<String>, Cost) {
+pub(crate) fn price(target: Target, minsts: &[MInst], input: Val, output: Val) -> (Listing, Cost) {
     let mut ph = Placeholders { map: HashMap::new(), next_v: 12, next_s: 20 };
     match input {
         Val::V(x) => {
@@ -261,5 +261,5 @@ pub(crate) fn price(target: Target, minsts: &[MInst], input: Val, output: Val) -
     };
     let output_op = val_operand(&mut ph, output);
     let (listing, cost) = estimate(target, &body, input_op, output_op);
-    (listing.iter().map(|i| i.display(target).to_string()).collect(), cost)
+    (Listing::new(target, listing), cost)
 }
