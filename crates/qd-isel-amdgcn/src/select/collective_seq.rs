@@ -427,16 +427,15 @@ fn depends(a: (Sem, &Access), b: (Sem, &Access)) -> bool {
     let over =
         |r: &RegRange, s: &RegRange| r.first < s.first + u16::from(s.len) && s.first < r.first + u16::from(r.len);
     let vv = |x: &VRegs, y: &VRegs| x.iter().any(|r| y.iter().any(|s| over(r, s)));
-    let s_reads = |x: &Access| x.suses.iter().chain(x.simplicit.iter()).copied().collect::<Vec<SRange>>();
-    let ss = |x: &[SRange], y: &[SRange]| x.iter().any(|r| y.iter().any(|s| r.overlaps(*s)));
-    let (adefs, bdefs): (Vec<SRange>, Vec<SRange>) =
-        (aa.sdefs.iter().copied().collect(), ab.sdefs.iter().copied().collect());
+    // Called for every pair of a sequence's steps: no allocation here.
+    let hits = |r: &SRange, y: &Access| y.sdefs.iter().any(|s| r.overlaps(*s));
+    let reads_hit = |x: &Access, y: &Access| x.suses.iter().chain(x.simplicit.iter()).any(|r| hits(r, y));
     vv(&aa.vdefs, &ab.vuses)
         || vv(&aa.vdefs, &ab.vdefs)
         || vv(&aa.vuses, &ab.vdefs)
-        || ss(&adefs, &s_reads(ab))
-        || ss(&adefs, &bdefs)
-        || ss(&s_reads(aa), &bdefs)
+        || reads_hit(ab, aa)
+        || aa.sdefs.iter().any(|r| hits(r, ab))
+        || reads_hit(aa, ab)
 }
 
 impl Seq {
