@@ -4,6 +4,8 @@
 //! hazards, encoding and the HSA code object (ELF) — for gfx942, gfx90a, gfx1100 (wave64) and
 //! gfx1100 (wave32). The phases after the verifier have no public entry points of their own, so
 //! the verifier is timed alone too and the back end's share is the difference.
+//! Each target is timed twice: with the shuffle selector's per-thread collective cache warm (the
+//! criterion loop compiles the same kernel again) and emptied before every compile (cold).
 //! Run with `cargo bench -p qd-benches --bench amdgcn`.
 //!
 //! A kernel the back end cannot compile yet ends the bench with its `CompileError` (exit code 1)
@@ -49,8 +51,17 @@ fn amdgcn(c: &mut Criterion) {
 
     for (label, target) in targets() {
         let opts = AmdgcnOptions::new(target);
+        // Warm: the selector's per-thread collective cache holds the bench kernel's reduce and
+        // scan after the first iteration (a JIT compiling many kernels with the same
+        // collectives). Cold: emptied before every compile (a process's first compile).
         c.bench_function(label, |b| {
             b.iter(|| black_box(compile_kernel(black_box(&kernel), black_box(&opts)).expect("compiles")));
+        });
+        c.bench_function(&format!("{label} cold selector caches"), |b| {
+            b.iter(|| {
+                qd_isel_amdgcn::select::clear_caches();
+                black_box(compile_kernel(black_box(&kernel), black_box(&opts)).expect("compiles"))
+            });
         });
     }
     c.bench_function("verify alone (subtract for the back end)", |b| {

@@ -80,7 +80,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
     }
     let framed = !cx.exec_full();
     let spec = Spec { target: cx.target, kind, op: dom.work_op, ty: dom.work, id: dom.identity(), tl, framed };
-    let mut built = select::collective::candidates(spec);
+    let mut built = select::collective_candidates(spec);
     let mut cands: Vec<Candidate> = built.iter().map(|b| b.cand.clone()).collect();
     let forced = cx.forced(i);
     let chosen = select::decide(&mut cands, forced, cx.forced_candidate(i))

@@ -56,7 +56,7 @@ use crate::target::{Family, Target};
 pub(crate) mod seq;
 
 /// Which collective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
     /// `subgroup.reduce`.
     Reduce,
@@ -70,7 +70,7 @@ pub(crate) enum Kind {
 }
 
 /// One collective to lower.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Spec {
     /// The target.
     pub target: Target,
