@@ -402,13 +402,9 @@ pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             built.push(Built { name: "own value".into(), family: ShuffleLowering::Dpp, minsts: Vec::new(), out: xv });
         }
         Some(tab) => {
-            let full = cx.exec_full();
-            let mut dropped = Vec::new();
-            for seq in select::shuffle::sequences(cx.target, &tab) {
-                if !full && !seq.partial_exact(&tab) {
-                    dropped.push(seq.name(fam));
-                    continue;
-                }
+            let (usable, ruled_out) = select::shuffle_sequences(cx.target, &tab, cx.exec_full());
+            let dropped: Vec<String> = ruled_out.iter().map(|s| s.name(fam)).collect();
+            for seq in usable {
                 let (m, out) = emit_seq(cx, &seq, xv, ty);
                 built.push(Built { name: seq.name(fam), family: seq.family(), minsts: vec![m], out });
             }

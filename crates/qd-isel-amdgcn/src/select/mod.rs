@@ -21,8 +21,12 @@ use crate::sim::cost::{class, CostTable, InstClass};
 use crate::sim::ops::sem;
 use crate::target::Target;
 
+mod cache;
 pub(crate) mod collective;
 pub(crate) mod shuffle;
+
+pub use cache::clear_caches;
+pub(crate) use cache::{collective_candidates, shuffle_sequences};
 
 /// A family of cross-lane lowering: what `qdc compile --shuffle-lowering` and
 /// [`crate::AmdgcnOptions::shuffle_lowering`] force. A candidate's family is the costliest kind of
@@ -223,41 +227,6 @@ pub fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&s
     })
 }
 
-/// The candidates of every collective this thread has lowered, by [`collective::Spec`]: building,
-/// scheduling and pricing them is half of a kernel's compile time when it has a reduction or a
-/// scan, and they depend on nothing but the spec (target, collective, operator, type, identity,
-/// tile, framed), so a JIT that compiles many kernels with the same collectives prices each once.
-/// Bounded: cleared when it holds [`COLLECTIVE_CACHE_CAP`] specs.
-const COLLECTIVE_CACHE_CAP: usize = 256;
-
-thread_local! {
-    static COLLECTIVES: std::cell::RefCell<std::collections::HashMap<collective::Spec, Vec<collective::Built>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
-/// Every candidate for `spec` ([`collective::candidates`]), from this thread's cache when it was
-/// built before.
-pub(crate) fn collective_candidates(spec: collective::Spec) -> Vec<collective::Built> {
-    if let Some(v) = COLLECTIVES.with(|c| c.borrow().get(&spec).cloned()) {
-        return v;
-    }
-    let v = collective::candidates(spec);
-    COLLECTIVES.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= COLLECTIVE_CACHE_CAP {
-            c.clear();
-        }
-        c.insert(spec, v.clone());
-    });
-    v
-}
-
-/// Empties this thread's selector caches, so that the next compile builds and prices every
-/// candidate again (what a process's first compile pays; the benches measure both).
-pub fn clear_caches() {
-    COLLECTIVES.with(|c| c.borrow_mut().clear());
-}
-
 /// Prices a straight-line candidate `body` on `target`. `input` is the VGPR (or first VGPR) the
 /// sequence reads its value from and `output` the register holding its result: to price the
 /// dependent case of shuffle-lowering.md §7 (the value was just computed and is used right away),
@@ -320,31 +289,6 @@ mod tests {
 
     fn v(n: u16) -> Operand {
         Operand::Vgpr(RegRange { first: n, len: 1 })
-    }
-
-    /// A cached collective compiles to the same bytes and choices as a freshly built one, and
-    /// the cache is keyed by everything that matters (two specs differing only in the tile do
-    /// not share an entry).
-    #[test]
-    fn the_collective_cache_gives_what_a_fresh_build_gives() {
-        let src = "kernel @k(%out: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {\n  \
-                   %0 = lane_id : u32\n  %1 = subgroup.reduce add %0 : u32\n  \
-                   %2 = subgroup.scan inclusive max tile(3) %0 : u32\n  %3 = add %1, %2 : u32\n  \
-                   %4 = thread_id x : u32\n  %5 = ptr.offset %out, %4 : ptr<global, u32>\n  \
-                   store %5, %3\n  return\n}\n";
-        let k = qd_mir::parse_module(src).expect("parses").kernels.remove(0);
-        for t in [Target::wave64(Arch::Gfx942), Target::new(Arch::Gfx1100, WaveSize::W32).unwrap()] {
-            let opts = crate::AmdgcnOptions::new(t);
-            clear_caches();
-            let fresh = crate::compile_kernel(&k, &opts).expect("compiles");
-            let cached = crate::compile_kernel(&k, &opts).expect("compiles");
-            assert!(COLLECTIVES.with(|c| c.borrow().len()) >= 2, "{t}");
-            assert_eq!(fresh.choices.len(), 2, "{t}");
-            assert_eq!(fresh.code, cached.code, "{t}");
-            assert_eq!(fresh.choices, cached.choices, "{t}");
-        }
-        clear_caches();
-        assert_eq!(COLLECTIVES.with(|c| c.borrow().len()), 0);
     }
 
     #[test]
