@@ -55,6 +55,9 @@ use crate::target::{Family, Target};
 #[path = "collective_seq.rs"]
 pub(crate) mod seq;
 
+#[path = "collective_seg.rs"]
+mod seg_masks;
+
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -1058,6 +1061,17 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
             };
             if let Some(n) = name {
                 push(b, n);
+            }
+        }
+    }
+    // Segment guards as SALU-built lane masks (`collective_seg.rs`).
+    if spec.kind == Kind::Seg {
+        for g in [seg_masks::Guards::Chain, seg_masks::Guards::Dist] {
+            for a in [Allow::default(), Allow { permlane: true, ..Allow::default() }] {
+                let mut b = B::new(spec);
+                if let Some(n) = b.seg_masks(a, g) {
+                    push(b, n);
+                }
             }
         }
     }
