@@ -235,8 +235,10 @@ impl B {
     fn seg_cross_exec(&mut self, halves: &[(Operand, R)], suffix: &str, subs: &mut Vec<((R, u32), R)>) -> String {
         let (op, ty) = (self.spec.op, self.spec.ty);
         let w64 = self.spec.w() == 64;
-        let exec: Vec<(Operand, R)> =
-            halves.iter().map(|&(v, h)| (if v == Operand::VccLo { Operand::ExecLo } else { Operand::ExecHi }, h)).collect();
+        let exec: Vec<(Operand, R)> = halves
+            .iter()
+            .map(|&(v, h)| (if v == Operand::VccLo { Operand::ExecLo } else { Operand::ExecHi }, h))
+            .collect();
         // Lane 15 of the other row (rows 1 and 3 combine).
         self.used.plx = true;
         let cur = self.cur;
