@@ -153,8 +153,9 @@ impl B {
         }
         let halves = self.mask_halves(heads);
         let mut dr: Option<R> = None;
-        // GFX9 Dist: the scalar halves of the row-crossing masks that read only `H`, issued in
-        // the row steps' wait states (the scheduler keeps each where it is emitted).
+        // GFX9 Dist: the `h - first` halves of the row-crossing masks (they read only `H`) are
+        // emitted among the row steps, where the wait-state scheduler finds them to fill the
+        // wait state between each compare and its DPP read.
         let mut spare: Vec<(R, u32)> = Vec::new();
         if wide && gfx9 && g == Guards::Dist {
             spare.extend(halves.iter().map(|&(_, h)| (h, 0x1_0000)));
