@@ -37,6 +37,9 @@
 //! * Integer/bool segmented reductions over 32/64-lane tiles: `dpp segmented scan + row_bcast`
 //!   (GFX9) and `dpp segmented scan + permlanex16 [+ readlane]` (GFX11), the same trees on the
 //!   (value, head) segmented operator (see `int_seg_wide`).
+//! * Segmented reductions whose guards are lane masks built on the scalar unit from the head
+//!   mask (`collective_seg.rs`): `dpp ladder (salu masks)` in tiles of up to 16 lanes (every
+//!   type), and the integer trees above with `(salu masks)` / `(salu masks + dist)`.
 //!
 //! On GFX9 every built sequence is wait-state scheduled (`Seq::schedule`) before it is priced
 //! and emitted, so independent steps fill the `s_nop`s of dependent DPP / VCC reads.
