@@ -37,6 +37,9 @@
 //! * Integer/bool segmented reductions over 32/64-lane tiles: `dpp segmented scan + row_bcast`
 //!   (GFX9) and `dpp segmented scan + permlanex16 [+ readlane]` (GFX11), the same trees on the
 //!   (value, head) segmented operator (see `int_seg_wide`).
+//! * Segmented reductions whose guards are lane masks built on the scalar unit from the head
+//!   mask (`collective_seg.rs`): `dpp ladder (salu masks)` in tiles of up to 16 lanes (every
+//!   type), and the integer trees above with `(salu masks)` / `(salu masks + dist)`.
 //!
 //! On GFX9 every built sequence is wait-state scheduled (`Seq::schedule`) before it is priced
 //! and emitted, so independent steps fill the `s_nop`s of dependent DPP / VCC reads.
@@ -54,6 +57,9 @@ use crate::target::{Family, Target};
 
 #[path = "collective_seq.rs"]
 pub(crate) mod seq;
+
+#[path = "collective_seg.rs"]
+mod seg_masks;
 
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1058,6 +1064,17 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
             };
             if let Some(n) = name {
                 push(b, n);
+            }
+        }
+    }
+    // Segment guards as SALU-built lane masks (`collective_seg.rs`).
+    if spec.kind == Kind::Seg {
+        for g in [seg_masks::Guards::Chain, seg_masks::Guards::Dist] {
+            for a in [Allow::default(), Allow { permlane: true, ..Allow::default() }] {
+                let mut b = B::new(spec);
+                if let Some(n) = b.seg_masks(a, g) {
+                    push(b, n);
+                }
             }
         }
     }
