@@ -10,6 +10,10 @@
 //!   quadrants_reduce_all.qdm`, kernel `all_add_f32`) compiled with the raising pass on (the
 //!   default: the tree becomes one `subgroup.reduce`) and off (every shuffle lowered alone).
 //!
+//! The criterion loop compiles the same kernel again, so the selector's per-thread caches
+//! (`select/cache.rs`) are warm after the first iteration; `explain_shuffles` is also timed with
+//! them emptied before every compile (cold, a process's first compile).
+//!
 //! Run with `cargo bench -p qd-benches --bench shuffle_select`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -34,6 +38,12 @@ fn shuffle_select(c: &mut Criterion) {
             eprintln!("explain_shuffles {tname} {lname}: {} instructions, {} choices", k.insts.len(), k.choices.len());
             c.bench_function(&format!("compile explain_shuffles {tname} ({lname})"), |b| {
                 b.iter(|| black_box(compile_kernel(black_box(&explain), black_box(&opts)).expect("compiles")));
+            });
+            c.bench_function(&format!("compile explain_shuffles {tname} ({lname}, cold selector caches)"), |b| {
+                b.iter(|| {
+                    qd_isel_amdgcn::select::clear_caches();
+                    black_box(compile_kernel(black_box(&explain), black_box(&opts)).expect("compiles"))
+                });
             });
         }
         for (rname, raise) in [("raise on", true), ("raise off", false)] {
