@@ -24,6 +24,7 @@ pub use encode::{encode, encode_all, inst_size};
 pub use inst::{Cache, Dpp, Form, Inst, IsaError, Mods, MAX_OPERANDS};
 pub use operand::{InlineFloat, Operand, RegRange};
 pub use parse::{parse_asm, AsmError};
+pub(crate) use print::dpp_ctrl_text;
 pub use swizzle::Swizzle;
 pub use table::{flags, Enc, Format, Op, OpInfo, Shape, SoppImm};
 pub use waitcnt::Waitcnt;

@@ -105,7 +105,8 @@ pub(crate) fn mnemonic(inst: &Inst, target: Target, r: &Resolved) -> String {
     format!("{name}{suffix}")
 }
 
-fn dpp_ctrl_text(c: DppCtrl, family: Family) -> String {
+/// A DPP16 control as the assembler spells it on `family` (also the selector's candidate names).
+pub(crate) fn dpp_ctrl_text(c: DppCtrl, family: Family) -> String {
     match c {
         DppCtrl::QuadPerm(s) => format!("quad_perm:[{},{},{},{}]", s[0], s[1], s[2], s[3]),
         DppCtrl::RowShl(n) => format!("row_shl:{n}"),

@@ -419,6 +419,19 @@ impl B {
     }
 
     /// Selector SGPRs for `v_permlanex16` (set once per pair).
+    /// `v_permlanex16` of the current value with identity selectors into a fresh register: every
+    /// lane reads the same lane of the other row of its pair (GFX11).
+    fn other_row_same_lane(&mut self) -> R {
+        self.used.plx = true;
+        let t = self.s.temp(self.vclass());
+        let (sa, sb) = self.selectors(u32::MAX, u32::MAX);
+        for k in 0..self.s.parts(t) {
+            let (d, u) = (self.s.pd(t, k), self.s.pu(self.cur, k));
+            self.s.op(Op::VPermlanex16B32, &[d, u, Arg::U(sa), Arg::U(sb)]);
+        }
+        t
+    }
+
     fn selectors(&mut self, lo: u32, hi: u32) -> (R, R) {
         if let Some((_, r)) = self.sel.iter().find(|(k, _)| *k == (lo, hi)) {
             return *r;
@@ -722,13 +735,7 @@ impl B {
         if gfx9 {
             self.seg_cross(dpp_masked(DppCtrl::RowBcast15, 0xA, 0xF), None, dist, lm15);
         } else {
-            self.used.plx = true;
-            let t = self.s.temp(self.vclass());
-            let (sa, sb) = self.selectors(u32::MAX, u32::MAX);
-            for k in 0..self.s.parts(t) {
-                let (d, u) = (self.s.pd(t, k), self.s.pu(self.cur, k));
-                self.s.op(Op::VPermlanex16B32, &[d, u, Arg::U(sa), Arg::U(sb)]);
-            }
+            let t = self.other_row_same_lane();
             self.seg_cross(Dpp16 { row_mask: 0xA, ..id }, Some(t), dist, lm15);
         }
         if self.spec.tl < 64 {
@@ -848,13 +855,7 @@ impl B {
         if !a.permlane {
             return None;
         }
-        self.used.plx = true;
-        let t = self.s.temp(self.vclass());
-        let (sa, sb) = self.selectors(u32::MAX, u32::MAX);
-        for k in 0..self.s.parts(t) {
-            let (d, u) = (self.s.pd(t, k), self.s.pu(self.cur, k));
-            self.s.op(Op::VPermlanex16B32, &[d, u, Arg::U(sa), Arg::U(sb)]);
-        }
+        let t = self.other_row_same_lane();
         let id = Dpp16::new(DppCtrl::QuadPerm([0, 1, 2, 3]));
         self.int_step(Dpp16 { row_mask: 0xA, ..id }, Some(t));
         if tl == 64 && self.spec.w() == 64 {

@@ -241,14 +241,8 @@ impl B {
             .map(|&(v, h)| (if v == Operand::VccLo { Operand::ExecLo } else { Operand::ExecHi }, h))
             .collect();
         // Lane 15 of the other row (rows 1 and 3 combine).
-        self.used.plx = true;
         let cur = self.cur;
-        let t = self.s.temp(self.vclass());
-        let (sa, sb) = self.selectors(u32::MAX, u32::MAX);
-        for k in 0..self.s.parts(t) {
-            let (d, u) = (self.s.pd(t, k), self.s.pu(cur, k));
-            self.s.op(Op::VPermlanex16B32, &[d, u, Arg::U(sa), Arg::U(sb)]);
-        }
+        let t = self.other_row_same_lane();
         self.below_first_head(&exec, 0x1_0000, subs);
         let dst = self.own(true);
         combine(&mut self.s, op, ty, dst, cur, t);

@@ -393,7 +393,7 @@ impl Seq {
 pub fn prim_name(p: &Prim, family: Family) -> String {
     match *p {
         Prim::Dpp16 { ctrl, row_mask, bank_mask, bc } => {
-            let mut s = format!("dpp {}", ctrl_name(ctrl, family));
+            let mut s = format!("dpp {}", crate::isa::dpp_ctrl_text(ctrl, family));
             if row_mask != 0xF {
                 let _ = write!(s, " row_mask:0x{row_mask:x}");
             }
@@ -436,28 +436,6 @@ pub fn prim_name(p: &Prim, family: Family) -> String {
         Prim::Readlane { lane } => format!("readlane {lane}"),
         Prim::Cndmask { .. } => "cndmask".into(),
         Prim::Writelane { src, lane } => format!("writelane {lane} <- {src}"),
-    }
-}
-
-fn ctrl_name(c: DppCtrl, family: Family) -> String {
-    match c {
-        DppCtrl::QuadPerm(s) => format!("quad_perm:[{},{},{},{}]", s[0], s[1], s[2], s[3]),
-        DppCtrl::RowShl(n) => format!("row_shl:{n}"),
-        DppCtrl::RowShr(n) => format!("row_shr:{n}"),
-        DppCtrl::RowRor(n) => format!("row_ror:{n}"),
-        DppCtrl::WaveShl1 => "wave_shl:1".into(),
-        DppCtrl::WaveRol1 => "wave_rol:1".into(),
-        DppCtrl::WaveShr1 => "wave_shr:1".into(),
-        DppCtrl::WaveRor1 => "wave_ror:1".into(),
-        DppCtrl::RowMirror => "row_mirror".into(),
-        DppCtrl::RowHalfMirror => "row_half_mirror".into(),
-        DppCtrl::RowBcast15 => "row_bcast:15".into(),
-        DppCtrl::RowBcast31 => "row_bcast:31".into(),
-        DppCtrl::RowShare(n) => match family {
-            Family::Gfx9 => format!("row_newbcast:{n}"),
-            Family::Gfx11 => format!("row_share:{n}"),
-        },
-        DppCtrl::RowXmask(n) => format!("row_xmask:{n}"),
     }
 }
 
