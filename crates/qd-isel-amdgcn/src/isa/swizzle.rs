@@ -53,6 +53,29 @@ impl Swizzle {
         }
     }
 
+    /// The source lane of lane `i` (each mode works within groups of 32 lanes; the RDNA3 and
+    /// MI-series ISA guides' DS_SWIZZLE_B32 pseudocode). The one definition: the simulator
+    /// executes it and the shuffle selector proves its candidates with it.
+    pub fn src_lane(self, i: u32) -> u32 {
+        let (group, j) = (i & 0x20, i & 0x1F);
+        match self {
+            Swizzle::Fft(mask) => {
+                let mask = u32::from(mask);
+                let rev = j.reverse_bits() >> 27;
+                ((rev >> mask.count_ones()) | (j & mask)) & 0x1F | group
+            }
+            Swizzle::Rotate { right, amount, mask } => {
+                let (amount, mask) = (u32::from(amount), u32::from(mask));
+                let rot = if right { 32 - amount } else { amount };
+                ((j & mask) | (j.wrapping_add(rot) & !mask)) & 0x1F | group
+            }
+            Swizzle::QuadPerm(sel) => (i & !3) | u32::from(sel[(i & 3) as usize] & 3),
+            Swizzle::Bitmask { and, or, xor } => {
+                (((j & u32::from(and)) | u32::from(or)) ^ u32::from(xor)) & 0x1F | group
+            }
+        }
+    }
+
     /// The 16-bit offset.
     pub fn encode(self) -> u16 {
         match self {

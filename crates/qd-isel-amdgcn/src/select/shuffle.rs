@@ -58,7 +58,7 @@ pub(crate) mod emit;
 #[path = "shuffle_rows.rs"]
 mod rows;
 
-use crate::isa::{DppCtrl, Swizzle};
+use crate::isa::{Dpp16, Dpp8, DppCtrl, Swizzle};
 use crate::select::ShuffleLowering;
 use crate::target::{Family, Target};
 
@@ -155,8 +155,8 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
     }
     match *p {
         Prim::Dpp16 { ctrl, row_mask, bank_mask, bc } => {
-            let (row, bank) = ((lane >> 4) & 3, (lane >> 2) & 3);
-            if row_mask >> row & 1 == 0 || bank_mask >> bank & 1 == 0 {
+            let d = Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl: bc, fi: false };
+            if !d.lane_enabled(lane) {
                 return Recv::Keep;
             }
             match ctrl.src_lane(lane, w).filter(|&s| on(s)) {
@@ -166,7 +166,7 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
             }
         }
         Prim::Dpp8 { sel } => {
-            let s = (lane & !7) + u32::from(sel[(lane & 7) as usize] & 7);
+            let s = Dpp8 { sel, fi: false }.src_lane(lane);
             if on(s) {
                 Recv::A(s)
             } else {
@@ -174,7 +174,7 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
             }
         }
         Prim::Swizzle { offset } => {
-            let s = swizzle_src(offset, lane);
+            let s = Swizzle::decode(offset).src_lane(lane);
             if on(s) {
                 Recv::A(s)
             } else {
@@ -212,27 +212,6 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
                 Recv::Keep
             }
         }
-    }
-}
-
-/// The source lane of lane `i` under a `ds_swizzle_b32` pattern (each mode works within groups of
-/// 32 lanes; the RDNA3/MI-series ISA guide's DS_SWIZZLE_B32 pseudocode, as `sim/crosslane.rs`
-/// reads it).
-pub fn swizzle_src(offset: u16, i: u32) -> u32 {
-    let (group, j) = (i & 0x20, i & 0x1F);
-    match Swizzle::decode(offset) {
-        Swizzle::Fft(mask) => {
-            let mask = u32::from(mask);
-            let rev = j.reverse_bits() >> 27;
-            ((rev >> mask.count_ones()) | (j & mask)) & 0x1F | group
-        }
-        Swizzle::Rotate { right, amount, mask } => {
-            let (amount, mask) = (u32::from(amount), u32::from(mask));
-            let rot = if right { 32 - amount } else { amount };
-            ((j & mask) | (j.wrapping_add(rot) & !mask)) & 0x1F | group
-        }
-        Swizzle::QuadPerm(sel) => (i & !3) | u32::from(sel[(i & 3) as usize]),
-        Swizzle::Bitmask { and, or, xor } => (((j & u32::from(and)) | u32::from(or)) ^ u32::from(xor)) & 0x1F | group,
     }
 }
 
@@ -554,7 +533,7 @@ fn dpp8_step(tab: &[u8]) -> Option<Prim> {
 /// quad-perm, rotate or FFT pattern whose model matches.
 fn swizzle_step(tab: &[u8]) -> Option<Prim> {
     let w = tab.len() as u32;
-    let fits = |offset: u16| (0..w).all(|l| swizzle_src(offset, l) == u32::from(tab[l as usize]));
+    let fits = |offset: u16| (0..w).all(|l| Swizzle::decode(offset).src_lane(l) == u32::from(tab[l as usize]));
     let (mut and, mut or, mut xor) = (0u16, 0u16, 0u16);
     for b in 0..5 {
         let v0 = tab[0] >> b & 1;

@@ -36,7 +36,7 @@
 //!   source; permute pushes only from active lanes, the highest-numbered source wins a collision,
 //!   and an active lane nobody wrote gets 0.
 
-use crate::isa::{Dpp, Inst, Operand};
+use crate::isa::{Dpp, Inst, Operand, Swizzle};
 use crate::target::Family;
 
 use super::state::{vgpr_of, Wave};
@@ -206,26 +206,6 @@ pub(crate) fn permlane64(w: &mut Wave, inst: &Inst) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The source lane of lane `i` under a ds_swizzle offset (see the module doc).
-pub(crate) fn swizzle_src(offset: u16, i: u32) -> u32 {
-    let group = i & 0x20;
-    let j = i & 0x1F;
-    let mask = u32::from(offset) & 0x1F;
-    if offset >= 0xE000 {
-        let rev = j.reverse_bits() >> 27;
-        ((rev >> mask.count_ones()) | (j & mask)) & 0x1F | group
-    } else if offset >= 0xC000 {
-        let amount = u32::from(offset) >> 5 & 0x1F;
-        let rot = if offset & 0x400 != 0 { 32 - amount } else { amount };
-        ((j & mask) | (j.wrapping_add(rot) & !mask)) & 0x1F | group
-    } else if offset & 0x8000 != 0 {
-        (i & !3) | (u32::from(offset) >> (2 * (i & 3)) & 3)
-    } else {
-        let (and, or, xor) = (mask, u32::from(offset) >> 5 & 0x1F, u32::from(offset) >> 10 & 0x1F);
-        (((j & and) | or) ^ xor) | group
-    }
-}
-
 /// `ds_swizzle_b32 vdst, vsrc offset:pattern`.
 pub(crate) fn swizzle(w: &mut Wave, inst: &Inst) -> Result<(), Fault> {
     let dst = vgpr_of(inst.operands[0], 1)?;
@@ -236,7 +216,7 @@ pub(crate) fn swizzle(w: &mut Wave, inst: &Inst) -> Result<(), Fault> {
         if !w.active(lane) {
             continue;
         }
-        let s = swizzle_src(offset, lane);
+        let s = Swizzle::decode(offset).src_lane(lane);
         let x = if s < w.lanes && w.active(s) { w.vgpr_read(u32::from(src.first), s)? } else { 0 };
         writes.push((lane, x));
     }
