@@ -53,8 +53,8 @@ fn sweep(f: &mut Function, region: Region, uses: &mut SecondaryMap<crate::Value,
     changed
 }
 
-/// Whether `inst` has no effect besides its results.
-fn removable(f: &Function, inst: Inst) -> bool {
+/// Whether `inst` has no effect besides its results (also the raising pass's test).
+pub(crate) fn removable(f: &Function, inst: Inst) -> bool {
     let op = f.insts[inst].opcode;
     let info = op.info();
     if info.pure {
@@ -63,7 +63,8 @@ fn removable(f: &Function, inst: Inst) -> bool {
     op == Opcode::If && f.inst_regions(inst).all(|r| region_is_effect_free(f, r))
 }
 
-fn region_is_effect_free(f: &Function, r: Region) -> bool {
+/// Whether a region holds only removable instructions and its `yield`.
+pub(crate) fn region_is_effect_free(f: &Function, r: Region) -> bool {
     f.regions[r].insts.iter().all(|&i| f.insts[i].opcode == Opcode::Yield || removable(f, i))
 }
 

@@ -100,6 +100,7 @@
 //! sequences, so raising before it is undone and raising after it would undo it. A back end
 //! with native collective lowering runs `raise` (then `dce`) itself, with its subgroup width.
 
+use super::dce::{region_is_effect_free, removable};
 use super::rewrite::{remove_inst, use_counts};
 use super::PassOptions;
 use crate::analysis::dominance::DomTree;
@@ -112,6 +113,7 @@ use crate::function::{Function, ValueDef};
 use crate::inst::{Imm, Tile};
 use crate::ops::{GroupOp, OpClass, Opcode, Terminator};
 use crate::types::{ScalarType, Type};
+use crate::verify::group_op_legal;
 use core::fmt;
 use std::collections::HashMap;
 
@@ -204,15 +206,6 @@ fn group_op_of(op: Opcode) -> Option<GroupOp> {
     GroupOp::ALL.into_iter().find(|g| g.opcode() == op)
 }
 
-/// The operator/type pairs MIR collectives accept (as the verifier's rule).
-fn group_op_legal(op: GroupOp, ty: ScalarType) -> bool {
-    match op {
-        GroupOp::And | GroupOp::Or | GroupOp::Xor => ty.is_int() || ty == ScalarType::Bool,
-        GroupOp::Add | GroupOp::Mul => ty.is_numeric(),
-        GroupOp::Min | GroupOp::Max => ty.is_numeric() || ty == ScalarType::Bool,
-    }
-}
-
 /// The value a region's `yield` gives in position `k`, when the region ends in `yield`.
 fn yielded(f: &Function, r: Region, k: usize) -> Option<Value> {
     let &last = f.regions.get(r)?.insts.last()?;
@@ -223,16 +216,6 @@ fn yielded(f: &Function, r: Region, k: usize) -> Option<Value> {
 fn arms(f: &Function, inst: Inst) -> Option<(Region, Region)> {
     let [t, e] = f.insts[inst].regions;
     Some((t.expand()?, e.expand()?))
-}
-
-/// Whether a region holds only pure instructions, effect-free `if`s and its final `yield`.
-fn effect_free(f: &Function, r: Region) -> bool {
-    f.regions[r].insts.iter().all(|&i| {
-        let op = f.insts[i].opcode;
-        op.class() == OpClass::Terminator(Terminator::Yield)
-            || (op.info().pure && !op.info().terminator)
-            || (op == Opcode::If && f.inst_regions(i).all(|r| effect_free(f, r)))
-    })
 }
 
 /// Mask of lanes `0..w`.
@@ -730,7 +713,9 @@ fn try_root(cx: &Cx<'_>, root: Inst) -> Option<Plan> {
     if cx.users(r).is_empty() || !cx.in_uniform_region(root) {
         return None;
     }
-    if op == Opcode::If && !arms(f, root).is_some_and(|(t, e)| effect_free(f, t) && effect_free(f, e)) {
+    if op == Opcode::If
+        && !arms(f, root).is_some_and(|(t, e)| region_is_effect_free(f, t) && region_is_effect_free(f, e))
+    {
         return None;
     }
     let comb = cx.combining_op(r)?;
@@ -783,10 +768,8 @@ fn remove_dead_tree(f: &mut Function, tree: &[Inst], root: Inst) {
             }
             let Some(pos) = layout.inst_pos(i) else { continue };
             let op = f.insts[i].opcode;
-            let removable = is_shuffle(op)
-                || (op.info().pure && !op.info().terminator)
-                || (op == Opcode::If && f.inst_regions(i).all(|r| effect_free(f, r)));
-            if removable && f.inst_results(i).iter().all(|&v| uses[v] == 0) {
+            let effect_free = is_shuffle(op) || removable(f, i);
+            if effect_free && f.inst_results(i).iter().all(|&v| uses[v] == 0) {
                 removed |= remove_inst(f, pos.region, i);
             }
         }

@@ -61,7 +61,7 @@ fn imm_wanted(format: Format) -> &'static str {
 }
 
 /// True if a subgroup reduction/scan operator applies to a type.
-pub(super) fn group_op_legal(op: GroupOp, ty: ScalarType) -> bool {
+pub(crate) fn group_op_legal(op: GroupOp, ty: ScalarType) -> bool {
     match op {
         GroupOp::And | GroupOp::Or | GroupOp::Xor => ty.is_int() || ty == ScalarType::Bool,
         GroupOp::Add | GroupOp::Mul => ty.is_numeric(),
