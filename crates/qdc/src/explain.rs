@@ -70,13 +70,12 @@ pub struct Explained<'a> {
     pub source: &'a str,
 }
 
-/// Index of the bpermute baseline among `c`'s candidates: the one the selector names `bpermute`,
-/// `bpermute halves` or `bpermute ladder`, else the cheapest of the bpermute family.
+/// Index of the bpermute baseline among `c`'s candidates (`Candidate::is_baseline`: what forcing
+/// `bpermute` picks), else the cheapest of the bpermute family.
 pub fn baseline(c: &Choice) -> Option<usize> {
-    const NAMES: [&str; 3] = ["bpermute", "bpermute halves", "bpermute ladder"];
     c.candidates
         .iter()
-        .position(|k| NAMES.contains(&k.name.as_str()))
+        .position(Candidate::is_baseline)
         .or_else(|| c.candidates.iter().position(|k| k.family == ShuffleLowering::Bpermute))
 }
 

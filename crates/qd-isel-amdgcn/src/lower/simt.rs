@@ -38,16 +38,11 @@
 //!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64`
 //!   and `ds_bpermute` only deliver the data of lanes that execute; which source lanes were active
 //!   is tested on the saved EXEC instead.
-//! * [`CollectiveStrategy::WholeWave`]: reductions, scans and segmented reductions lowered
-//!   natively for any EXEC: EXEC is saved and set to every lane (one `MInst`), inactive lanes take the
-//!   operator's identity (the interpreter's rule), the butterfly / Hillis–Steele / segmented
-//!   ladders of `qd_mir::interp::simt` run over the whole wave with the cross-lane reads of the
-//!   shuffle strategy of the target (`ds_bpermute`, the permlane64 halves on gfx1100 wave64, and a
-//!   single `v_permlane64` for the xor-32 butterfly step there), in the interpreter's exact
-//!   combination order (own value left for reductions and segmented reductions, predecessor left
-//!   for scans), and EXEC is restored at the end of that `MInst`. This is what the `expand` pass would
-//!   produce in fully active regions, so it is used everywhere (fully active or not); the result is
-//!   bit-identical to the interpreter in both cases.
+//! * Reductions, scans and segmented reductions (`simt_coll.rs`): the selector
+//!   (`select::collective`) builds every candidate ladder — DPP, swizzle, permlane and the
+//!   `ds_bpermute` ladder — in the interpreter's exact combination order, whole-wave with
+//!   identity-filled inactive lanes when EXEC may be partial and on the operand when it is known
+//!   full, prices them and emits the cheapest (shuffle-lowering.md §3).
 //!
 //! Ops without a strategy choice: `ballot` is a compare into an SGPR pair ANDed with EXEC
 //! (the high half 0 in wave32); `activemask` copies EXEC; `elect` is `v_mbcnt` of EXEC == 0;
@@ -94,13 +89,6 @@ pub(crate) enum ShuffleStrategy {
     BpermuteHalves,
 }
 
-/// How a reduction, scan or segmented reduction is lowered (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CollectiveStrategy {
-    /// Whole-wave ladder with identity-filled inactive lanes and `ds_bpermute` reads.
-    WholeWave,
-}
-
 /// The cross-lane read primitive of this target when no special pattern applies.
 pub(crate) fn generic_route(cx: &Lower<'_>) -> ShuffleStrategy {
     if cx.target.arch.family() == Family::Gfx11 && cx.wave64() {
@@ -119,11 +107,6 @@ pub(crate) fn shuffle_strategy(cx: &Lower<'_>, i: Inst) -> ShuffleStrategy {
     } else {
         generic_route(cx)
     }
-}
-
-/// The strategy of one reduction, scan or segmented reduction.
-pub(crate) fn collective_strategy(_cx: &Lower<'_>, _i: Inst) -> CollectiveStrategy {
-    CollectiveStrategy::WholeWave
 }
 
 // ----- shared helpers ------------------------------------------------------------------------
@@ -570,8 +553,9 @@ pub(crate) fn broadcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
     let Val::S(ls) = lv else { unreachable!("a 32-bit SGPR index") };
     let w = cx.target.wave.lanes();
     let ty = cx.f.value_type(v);
-    let mut pattern = shuffle_pattern(cx.f, i, w).to_string();
-    if pattern == LanePattern::Dynamic.to_string() {
+    let found = shuffle_pattern(cx.f, i, w);
+    let mut pattern = found.to_string();
+    if found == LanePattern::Dynamic {
         pattern.push_str(" (uniform index)");
     }
     let (minsts, out) = capture(cx, |cx| {

@@ -33,10 +33,7 @@ use qd_mir::{Imm, Inst, Opcode};
 use regalloc2::VReg;
 
 use super::simt::Temps;
-use super::simt::{
-    collective_strategy, def_parts, e64, fetch, lane_id, put, t, use_parts, vgprs, whole_wave_begin,
-    CollectiveStrategy, Route, ShuffleStrategy,
-};
+use super::simt::{def_parts, e64, fetch, lane_id, put, t, use_parts, vgprs, whole_wave_begin, Route, ShuffleStrategy};
 use super::simt_combine::work_reg;
 use super::{Cls, Lower, Val};
 use crate::isa::{Op, Operand};
@@ -75,9 +72,6 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
         Opcode::SubgroupScan => Kind::Scan { inclusive },
         _ => Kind::Seg,
     };
-    match collective_strategy(cx, i) {
-        CollectiveStrategy::WholeWave => {}
-    }
     let framed = !cx.exec_full();
     let spec = Spec { target: cx.target, kind, op: dom.work_op, ty: dom.work, id: dom.identity(), tl, framed };
     let mut built = select::collective_candidates(spec);

@@ -98,7 +98,7 @@ pub(crate) struct Spec {
 
 impl Spec {
     fn float(&self) -> bool {
-        matches!(self.ty, ScalarType::F32 | ScalarType::F64)
+        self.ty.is_float()
     }
 
     fn wide(&self) -> bool {

@@ -266,7 +266,7 @@ pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) 
     let mut all = em.insts;
     // Drop the producer (first) and the consumer (last); keep what was inserted between them.
     all.remove(0);
-    let consumer = all.pop();
+    all.pop();
     let mut cost = Cost::default();
     for i in &all {
         let c = class(i, sem(i.op));
@@ -277,7 +277,6 @@ pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) 
             cost.lds_ops += 1;
         }
     }
-    let _ = consumer;
     (all, cost)
 }
 
