@@ -26,13 +26,10 @@
 //!   and a `v_cndmask` keep the lanes the interpreter leaves alone. Integer and bool operators
 //!   (exactly associative and commutative) also take "any lane of the partner group" reads
 //!   (`row_half_mirror`, `row_mirror`) and fuse with the partner in src0.
-//! * Integer/bool only (any combination tree is exact): `dpp scan + row_bcast` (GFX9: row scan
-//!   by `row_shr:1,2,4,8`, then `row_bcast:15` row mask 0xA and `row_bcast:31` row mask 0xC),
-//!   `dpp scan + permlanex16 [+ readlane]` (GFX11: row scan, then lane 15 of the other row by
-//!   `v_permlanex16` merged into rows 1 and 3 by a row-masked fused op, lane 31 by `v_readlane`
-//!   into rows 2 and 3), `dpp ladder + row_bcast + readlane` (GFX9 32/64-lane reductions: row
-//!   totals by the butterfly, `row_bcast:15/31` accumulate towards lanes 31 and 63, `v_readlane`
-//!   spreads the totals).
+//! * Integer/bool only (any combination tree is exact), in `collective_int.rs`:
+//!   `dpp scan + row_bcast` (GFX9), `dpp scan [+ row_shr] + permlanex16 [+ readlane]` (GFX11),
+//!   `dpp ladder + row_bcast + readlane` (GFX9) and `dpp ladder + readlane + salu` (wave64
+//!   reductions whose row totals are combined on the scalar unit).
 //!
 //! * Integer/bool segmented reductions over 32/64-lane tiles: `dpp segmented scan + row_bcast`
 //!   (GFX9) and `dpp segmented scan + permlanex16 [+ readlane]` (GFX11), the same trees on the
@@ -60,6 +57,9 @@ pub(crate) mod seq;
 
 #[path = "collective_seg.rs"]
 mod seg_masks;
+
+#[path = "collective_int.rs"]
+mod int_trees;
 
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -807,109 +807,6 @@ impl B {
         self.s.select_vcc(dst, cur, c);
         self.cur = dst;
     }
-
-    /// `cur = cur ⊕ cur(d)` on the lanes `d` writes (integers: any order; the identity fills the
-    /// unwritten lanes of the partner for ops that do not fuse).
-    fn int_step(&mut self, d: Dpp16, partner: Option<R>) {
-        let cur = self.cur;
-        let src = partner.unwrap_or(cur);
-        let (op, ty) = (self.spec.op, self.spec.ty);
-        let o = if self.spec.wide() { bitwise(op) } else { fusable(op, ty) };
-        if let Some(o) = o {
-            let dst = self.own(self.full(d));
-            for k in 0..self.s.parts(cur) {
-                let (dd, u, p) = (self.s.pd(dst, k), self.s.pu(cur, k), self.s.pu(src, k));
-                self.s.dpp(o, d, &[dd, p, u]);
-            }
-            self.cur = dst;
-            return;
-        }
-        let idv = self.idv();
-        let t = self.s.temp(self.vclass());
-        for k in 0..self.s.parts(t) {
-            let (dd, u) = (self.s.pd(t, k), self.s.pu(idv, k));
-            self.s.op(Op::VMovB32, &[dd, u]);
-        }
-        self.s.mov_dpp(d, t, src);
-        let dst = self.own(true);
-        combine(&mut self.s, op, ty, dst, cur, t);
-        self.cur = dst;
-    }
-
-    /// Integer scans over 32/64-lane tiles: row scan, then the row-crossing totals.
-    fn int_scan_wide(&mut self, a: Allow) -> Option<String> {
-        if let Kind::Scan { inclusive: false } = self.spec.kind {
-            self.shift(a)?;
-        }
-        for k in [1u8, 2, 4, 8] {
-            self.int_step(dpp(DppCtrl::RowShr(k)), None);
-        }
-        let tl = self.spec.tl;
-        if self.spec.gfx9() {
-            self.int_step(dpp_masked(DppCtrl::RowBcast15, 0xA, 0xF), None);
-            if tl == 64 {
-                self.int_step(dpp_masked(DppCtrl::RowBcast31, 0xC, 0xF), None);
-            }
-            return Some("dpp scan + row_bcast".into());
-        }
-        if !a.permlane {
-            return None;
-        }
-        let t = self.other_row_same_lane();
-        let id = Dpp16::new(DppCtrl::QuadPerm([0, 1, 2, 3]));
-        self.int_step(Dpp16 { row_mask: 0xA, ..id }, Some(t));
-        if tl == 64 && self.spec.w() == 64 {
-            let u = self.s.temp(self.vclass());
-            for k in 0..self.s.parts(u) {
-                let sg = self.s.temp(Class::S);
-                let (d, src) = (self.s.pd(u, k), self.s.pu(self.cur, k));
-                self.s.op(Op::VReadlaneB32, &[Arg::D(sg), src, Arg::K(Operand::Int(31))]);
-                self.s.op(Op::VMovB32, &[d, Arg::U(sg)]);
-            }
-            self.int_step(Dpp16 { row_mask: 0xC, ..id }, Some(u));
-            return Some(self.ladder_name("dpp scan") + " + readlane");
-        }
-        Some(self.ladder_name("dpp scan"))
-    }
-
-    /// GFX9 integer reductions over 32/64-lane tiles: row totals, `row_bcast` towards lanes 31
-    /// and 63, `v_readlane` of the totals.
-    fn int_reduce_wide(&mut self, a: Allow) -> Option<String> {
-        self.reduce(a, 16)?;
-        self.int_step(dpp_masked(DppCtrl::RowBcast15, 0xA, 0xF), None);
-        let tl = self.spec.tl;
-        if tl == 64 {
-            self.int_step(dpp_masked(DppCtrl::RowBcast31, 0xC, 0xF), None);
-        }
-        let cur = self.cur;
-        if tl == 64 && !self.spec.wide() {
-            // The wave total, uniform: left in an SGPR (a free scalar operand for its users).
-            let sg = self.s.temp(Class::S);
-            self.s.op(Op::VReadlaneB32, &[Arg::D(sg), Arg::U(cur), Arg::K(Operand::Int(63))]);
-            self.cur = sg;
-            return Some("dpp ladder + row_bcast + readlane".into());
-        }
-        let hi_half = if tl == 32 { Some(self.s.temp(self.vclass())) } else { None };
-        let dst = self.own(true);
-        self.cur = dst;
-        for k in 0..self.s.parts(cur) {
-            let sg = self.s.temp(Class::S);
-            let (src, d) = (self.s.pu(cur, k), self.s.pd(dst, k));
-            self.s.op(Op::VReadlaneB32, &[Arg::D(sg), src, Arg::K(Operand::Int(if tl == 64 { 63 } else { 31 }))]);
-            if let Some(h) = hi_half {
-                let s2 = self.s.temp(Class::S);
-                self.s.op(Op::VReadlaneB32, &[Arg::D(s2), src, Arg::K(Operand::Int(63))]);
-                let hd = self.s.pd(h, k);
-                self.s.op(Op::VMovB32, &[hd, Arg::U(s2)]);
-            }
-            self.s.op(Op::VMovB32, &[d, Arg::U(sg)]);
-        }
-        if let Some(h) = hi_half {
-            self.s.vcc_mask(0xFFFF_FFFF_0000_0000);
-            self.s.select_vcc(dst, dst, h);
-        }
-        Some("dpp ladder + row_bcast + readlane".into())
-    }
 }
 
 /// The bpermute-ladder baseline: the interpreter's steps with `ds_bpermute_b32` reads (the
@@ -1053,18 +950,20 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
             push(b, name);
         }
     }
-    // Integer-only trees.
+    // Integer-only trees (`collective_int.rs`).
     if !spec.float() && spec.tl >= 32 {
+        type Tree = fn(&mut B, Allow) -> Option<String>;
+        let trees: &[Tree] = match spec.kind {
+            Kind::Scan { .. } => &[B::int_scan_wide, B::int_exclusive_late],
+            Kind::Reduce => &[B::int_reduce_wide, B::int_reduce_salu],
+            Kind::Seg => &[B::int_seg_wide],
+        };
         for a in [Allow::default(), Allow { permlane: true, ..Allow::default() }] {
-            let mut b = B::new(spec);
-            let name = match spec.kind {
-                Kind::Scan { .. } => b.int_scan_wide(a),
-                Kind::Reduce if spec.gfx9() => b.int_reduce_wide(a),
-                Kind::Seg => b.int_seg_wide(a),
-                Kind::Reduce => None,
-            };
-            if let Some(n) = name {
-                push(b, n);
+            for tree in trees {
+                let mut b = B::new(spec);
+                if let Some(n) = tree(&mut b, a) {
+                    push(b, n);
+                }
             }
         }
     }
