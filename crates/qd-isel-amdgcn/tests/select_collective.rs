@@ -10,7 +10,8 @@
 //! kernel is compiled once per candidate rank: every op is forced (`AmdgcnOptions::op_candidate`)
 //! to its j-th candidate by name, so every candidate of every op runs. Each compilation runs on
 //! several data sets (NaN payloads including signalling ones, ±0, ±inf, INT_MIN/INT_MAX,
-//! all-equal lanes, random values; several activity and segment-head patterns) with the
+//! all-equal lanes, random values, a different NaN on every lane; several activity and
+//! segment-head patterns) with the
 //! simulator's hazard and wait checkers on, and every output element is compared bit for bit
 //! with the MIR interpreter at the same wave width.
 
@@ -133,6 +134,18 @@ fn values(ty: ScalarType, n: usize, d: u64) -> Vec<u64> {
         1,
         0x4008_0000_0000_0000,
     ];
+    // Every lane a different NaN (both signs, quiet and signalling): all-NaN tiles, where a
+    // float min/max leaves on each lane the NaN of the lane its combination order ends on.
+    if d == 6 && ty.is_float() {
+        return (0..n as u64)
+            .map(|i| match (ty, i % 2) {
+                (ScalarType::F32, 0) => 0x7fc0_0000 | (i + 1),
+                (ScalarType::F32, _) => 0xff80_0000 | (i + 1),
+                (_, 0) => 0x7ff8_0000_0000_0000 | (i + 1),
+                _ => 0xfff0_0000_0000_0000 | (i + 1),
+            })
+            .collect();
+    }
     let all_equal = r.next();
     (0..n)
         .map(|_| {
@@ -256,7 +269,7 @@ fn prove(t: Target, ty: ScalarType, block: u32, divergent: bool) -> (usize, usiz
                 assert_eq!(c.candidates[c.chosen].name, cand.name, "{t} {}: the forced candidate", c.op);
             }
         }
-        for d in 0..6u64 {
+        for d in 0..7u64 {
             let args = [
                 ArgValue::Buffer(Buffer::from_bits(ty, values(ty, n, d))),
                 ArgValue::Buffer(Buffer::from_bits(ScalarType::U32, heads(n, d))),

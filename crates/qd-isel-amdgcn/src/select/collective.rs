@@ -61,6 +61,9 @@ mod seg_masks;
 #[path = "collective_int.rs"]
 mod int_trees;
 
+#[path = "collective_keys.rs"]
+mod keys;
+
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
@@ -964,6 +967,15 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
                 if let Some(n) = tree(&mut b, a) {
                     push(b, n);
                 }
+            }
+        }
+    }
+    // Float min/max on order keys (`collective_keys.rs`).
+    for a in allows {
+        for tree in [keys::KeyTree::Ladder, keys::KeyTree::Wide, keys::KeyTree::Salu, keys::KeyTree::Late] {
+            let mut b = B::new(spec);
+            if let Some(n) = b.float_keys(a, tree) {
+                push(b, n);
             }
         }
     }

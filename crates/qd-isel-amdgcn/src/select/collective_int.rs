@@ -69,7 +69,7 @@ impl B {
     }
 
     /// A register filled with the identity, one `v_mov` per part.
-    fn id_fill(&mut self) -> R {
+    pub(super) fn id_fill(&mut self) -> R {
         let t = self.s.temp(self.vclass());
         for k in 0..self.s.parts(t) {
             let d = self.s.pd(t, k);
@@ -136,6 +136,9 @@ impl B {
 
     /// Integer scans over 32/64-lane tiles: row scan, then the row-crossing totals.
     pub(super) fn int_scan_wide(&mut self, a: Allow) -> Option<String> {
+        if self.spec.tl < 32 {
+            return None;
+        }
         if let Kind::Scan { inclusive: false } = self.spec.kind {
             self.shift(a)?;
         }
@@ -156,7 +159,8 @@ impl B {
 
     /// GFX11 exclusive scans with the shift last (module docs).
     pub(super) fn int_exclusive_late(&mut self, a: Allow) -> Option<String> {
-        if self.spec.gfx9() || !a.permlane || self.spec.kind != (Kind::Scan { inclusive: false }) {
+        let excl = self.spec.kind == (Kind::Scan { inclusive: false });
+        if self.spec.gfx9() || !a.permlane || !excl || self.spec.tl < 32 {
             return None;
         }
         let t = self.row_scan();
@@ -210,7 +214,7 @@ impl B {
     /// GFX9 integer reductions over 32/64-lane tiles: row totals, `row_bcast` towards lanes 31
     /// and 63, `v_readlane` of the totals.
     pub(super) fn int_reduce_wide(&mut self, a: Allow) -> Option<String> {
-        if !self.spec.gfx9() {
+        if !self.spec.gfx9() || self.spec.tl < 32 {
             return None;
         }
         self.reduce(a, 16)?;
