@@ -970,9 +970,18 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
             }
         }
     }
+    // 64-bit integer min/max reductions as two 32-bit passes (`collective_int.rs`).
+    for a in allows {
+        for tree in [int_trees::HalfTree::Ladder, int_trees::HalfTree::Wide, int_trees::HalfTree::Salu] {
+            let mut b = B::new(spec);
+            if let Some(n) = b.int_reduce_halves(a, tree) {
+                push(b, n);
+            }
+        }
+    }
     // Float min/max on order keys (`collective_keys.rs`).
     for a in allows {
-        for tree in [keys::KeyTree::Ladder, keys::KeyTree::Wide, keys::KeyTree::Salu, keys::KeyTree::Late] {
+        for tree in keys::KeyTree::ALL {
             let mut b = B::new(spec);
             if let Some(n) = b.float_keys(a, tree) {
                 push(b, n);

@@ -19,6 +19,10 @@
 //!   ops (`s_add_u32`, `s_mul_i32`, `s_min/max_[iu]32`, `s_and/or/xor_b32`): no row-crossing
 //!   DPP wait states, and the total is uniform in an SGPR.
 //!
+//! * `…, high then low halves` (64-bit min/max reductions, any tile): two 32-bit reductions
+//!   (`int_reduce_halves`) — the high halves, then the low halves of the lanes whose high half
+//!   won.
+//!
 //! Operators that fuse into a DPP VALU op (32-bit add/min/max/and/or/xor, and the bitwise ones
 //! per half of a 64-bit value) step in place: `v_op_dpp v, v(ctrl), v`, lanes without a source
 //! unwritten. The others (32-bit `mul` — `v_mul_lo_u32` is VOP3-only and takes no DPP on either
@@ -29,15 +33,27 @@
 //! a row-crossing merge combines on every lane into a temporary and moves the result into the
 //! rows that take it with one row-masked DPP move.
 
+use qd_mir::eval::identity;
 use qd_mir::ops::GroupOp;
 use qd_mir::types::ScalarType;
 
 use super::seq::{bitwise, combine, dpp, dpp_masked, fusable, Arg, Class, Seq, R};
-use super::{Allow, Kind, B};
+use super::{Allow, Kind, Spec, B};
 use crate::isa::{Dpp16, DppCtrl, Op, Operand};
 
 /// Every lane reads itself: with a row mask, a DPP move that copies exactly those rows.
 const SAME_LANE: DppCtrl = DppCtrl::QuadPerm([0, 1, 2, 3]);
+
+/// The 32-bit reduction both passes of `int_reduce_halves` run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HalfTree {
+    /// The butterfly ladder (`reduce`).
+    Ladder,
+    /// `int_reduce_wide` (GFX9, 32/64-lane tiles).
+    Wide,
+    /// `int_reduce_salu` (whole wave64).
+    Salu,
+}
 
 impl B {
     /// `cur = cur ⊕ cur(d)` on the lanes `d` writes (integers: any order; the identity fills the
@@ -273,6 +289,65 @@ impl B {
         salu_combine(&mut self.s, op, ty, lo, lo, hi);
         self.cur = lo;
         Some(self.ladder_name("dpp ladder") + " + readlane + salu")
+    }
+}
+
+impl B {
+    /// 64-bit min/max reductions as two 32-bit ones: the high halves first (signed for `i64`),
+    /// then the low halves (unsigned) of the lanes whose high half is the tile's result, every
+    /// other lane's low half replaced by the identity. Each pass is a 32-bit tree that fuses into
+    /// DPP (`v_min_u32_dpp` …) where a 64-bit step costs two moves, a 64-bit compare and two
+    /// selects.
+    pub(super) fn int_reduce_halves(&mut self, a: Allow, tree: HalfTree) -> Option<String> {
+        let spec = self.spec;
+        let minmax = matches!(spec.op, GroupOp::Min | GroupOp::Max);
+        if !spec.wide() || spec.float() || !minmax || spec.kind != Kind::Reduce || spec.tl < 2 {
+            return None;
+        }
+        let x = self.cur;
+        let hty = if spec.ty == ScalarType::I64 { ScalarType::I32 } else { ScalarType::U32 };
+        let hi = self.s.temp(Class::V);
+        self.s.op(Op::VMovB32, &[Arg::D(hi), Arg::UH(x)]);
+        self.half_spec(hty);
+        self.cur = hi;
+        let name = self.half_tree(a, tree);
+        let h = self.cur;
+        let lo = self.s.temp(Class::V);
+        if name.is_some() {
+            let vcc = Arg::K(self.s.vcc());
+            self.s.op(Op::VCmpEqU32, &[vcc, Arg::U(h), Arg::UH(x)]);
+            let id = Operand::imm32(identity(spec.op, ScalarType::U32) as u32);
+            self.s.op(Op::VCndmaskB32, &[Arg::D(lo), Arg::K(id), Arg::UL(x), vcc]);
+            self.half_spec(ScalarType::U32);
+            self.cur = lo;
+        }
+        let done = name.and_then(|n| self.half_tree(a, tree).map(|_| n));
+        self.spec = spec;
+        self.idv = None;
+        let name = done?;
+        let (l, d) = (self.cur, self.s.temp(Class::W));
+        self.s.op(Op::VMovB32, &[Arg::DL(d), Arg::U(l)]);
+        self.s.op(Op::VMovB32, &[Arg::DH(d), Arg::U(h)]);
+        self.cur = d;
+        Some(format!("{name}, high then low halves"))
+    }
+
+    /// The builder's spec narrowed to a 32-bit half of type `ty` (same operator and tile).
+    fn half_spec(&mut self, ty: ScalarType) {
+        self.spec = Spec { ty, id: identity(self.spec.op, ty), ..self.spec };
+        self.idv = None;
+    }
+
+    /// One 32-bit reduction pass of `int_reduce_halves` on `cur`.
+    fn half_tree(&mut self, a: Allow, tree: HalfTree) -> Option<String> {
+        match tree {
+            HalfTree::Ladder => {
+                let tl = self.spec.tl;
+                self.reduce(a, tl).map(|()| self.ladder_name("dpp ladder"))
+            }
+            HalfTree::Wide => self.int_reduce_wide(a),
+            HalfTree::Salu => self.int_reduce_salu(a),
+        }
     }
 }
 

@@ -33,6 +33,7 @@ use qd_mir::eval::identity;
 use qd_mir::ops::GroupOp;
 use qd_mir::types::ScalarType;
 
+use super::int_trees::HalfTree;
 use super::seq::{combine, dpp, Arg, Class, R};
 use super::{Allow, Kind, Plan, Spec, B};
 use crate::isa::{DppCtrl, Op, Operand};
@@ -48,6 +49,21 @@ pub(super) enum KeyTree {
     Salu,
     /// `int_exclusive_late` (GFX11 exclusive scans, the shift last).
     Late,
+    /// `int_reduce_halves` (f64 reductions: two 32-bit passes over the key halves).
+    Halves(HalfTree),
+}
+
+impl KeyTree {
+    /// Every tree, in the order the candidates are built.
+    pub(super) const ALL: [KeyTree; 7] = [
+        KeyTree::Ladder,
+        KeyTree::Wide,
+        KeyTree::Salu,
+        KeyTree::Late,
+        KeyTree::Halves(HalfTree::Ladder),
+        KeyTree::Halves(HalfTree::Wide),
+        KeyTree::Halves(HalfTree::Salu),
+    ];
 }
 
 /// The order key of float bits `x` (`wide`: f64): the bits below the sign flipped when it is set.
@@ -102,7 +118,8 @@ impl B {
                 let (cur, idr) = (self.cur, self.id_fill());
                 combine(&mut self.s, fspec.op, kty, cur, idr, cur);
             }),
-            (KeyTree::Salu, _) | (KeyTree::Ladder, Kind::Seg) => None,
+            (KeyTree::Halves(t), Kind::Reduce) => self.int_reduce_halves(a, t),
+            (KeyTree::Salu | KeyTree::Halves(_), _) | (KeyTree::Ladder, Kind::Seg) => None,
         };
         self.spec = fspec;
         self.idv = None;
