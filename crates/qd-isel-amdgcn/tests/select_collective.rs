@@ -135,8 +135,9 @@ fn values(ty: ScalarType, n: usize, d: u64) -> Vec<u64> {
         0x4008_0000_0000_0000,
     ];
     // Every lane a different NaN (both signs, quiet and signalling): all-NaN tiles, where a
-    // float min/max leaves on each lane the NaN of the lane its combination order ends on.
-    if d == 6 && ty.is_float() {
+    // float min/max leaves on each lane the NaN of the lane its combination order ends on —
+    // with every lane active (data set 6) and with scattered inactive lanes (7).
+    if d >= 6 && ty.is_float() {
         return (0..n as u64)
             .map(|i| match (ty, i % 2) {
                 (ScalarType::F32, 0) => 0x7fc0_0000 | (i + 1),
@@ -269,7 +270,7 @@ fn prove(t: Target, ty: ScalarType, block: u32, divergent: bool) -> (usize, usiz
                 assert_eq!(c.candidates[c.chosen].name, cand.name, "{t} {}: the forced candidate", c.op);
             }
         }
-        for d in 0..7u64 {
+        for d in 0..8u64 {
             let args = [
                 ArgValue::Buffer(Buffer::from_bits(ty, values(ty, n, d))),
                 ArgValue::Buffer(Buffer::from_bits(ScalarType::U32, heads(n, d))),

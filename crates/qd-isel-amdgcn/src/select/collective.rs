@@ -28,8 +28,11 @@
 //!   (`row_half_mirror`, `row_mirror`) and fuse with the partner in src0.
 //! * Integer/bool only (any combination tree is exact), in `collective_int.rs`:
 //!   `dpp scan + row_bcast` (GFX9), `dpp scan [+ row_shr] + permlanex16 [+ readlane]` (GFX11),
-//!   `dpp ladder + row_bcast + readlane` (GFX9) and `dpp ladder + readlane + salu` (wave64
-//!   reductions whose row totals are combined on the scalar unit).
+//!   `dpp ladder + row_bcast + readlane` (GFX9), `dpp ladder + readlane + salu` (wave64
+//!   reductions whose row totals are combined on the scalar unit) and `…, high then low halves`
+//!   (64-bit min/max reductions as two 32-bit ones).
+//! * Float min/max, in `collective_keys.rs`: `… on order keys` — the integer trees on the floats'
+//!   total-order keys, with the NaN-only tiles answered as the interpreter's order answers them.
 //!
 //! * Integer/bool segmented reductions over 32/64-lane tiles: `dpp segmented scan + row_bcast`
 //!   (GFX9) and `dpp segmented scan + permlanex16 [+ readlane]` (GFX11), the same trees on the
@@ -421,20 +424,21 @@ impl B {
         alts.into_iter().find(|p| B::allowed(p, a))
     }
 
-    /// Selector SGPRs for `v_permlanex16` (set once per pair).
-    /// `v_permlanex16` of the current value with identity selectors into a fresh register: every
-    /// lane reads the same lane of the other row of its pair (GFX11).
-    fn other_row_same_lane(&mut self) -> R {
+    /// `v_permlanex16` of `src` with every selector 15 into a fresh register: every
+    /// lane reads lane 15 (the last) of the other row of its pair (GFX11) — rows 1 and 3 get the
+    /// total of the row below once the rows are scanned.
+    fn other_row_lane15(&mut self, src: R) -> R {
         self.used.plx = true;
         let t = self.s.temp(self.vclass());
         let (sa, sb) = self.selectors(u32::MAX, u32::MAX);
         for k in 0..self.s.parts(t) {
-            let (d, u) = (self.s.pd(t, k), self.s.pu(self.cur, k));
+            let (d, u) = (self.s.pd(t, k), self.s.pu(src, k));
             self.s.op(Op::VPermlanex16B32, &[d, u, Arg::U(sa), Arg::U(sb)]);
         }
         t
     }
 
+    /// Selector SGPRs for `v_permlanex16` (set once per pair).
     fn selectors(&mut self, lo: u32, hi: u32) -> (R, R) {
         if let Some((_, r)) = self.sel.iter().find(|(k, _)| *k == (lo, hi)) {
             return *r;
@@ -734,11 +738,11 @@ impl B {
         for k in [1u8, 2, 4, 8] {
             self.seg_step(Plan::Dpp(dpp(DppCtrl::RowShr(k))), u32::from(k), dr);
         }
-        let id = Dpp16::new(DppCtrl::QuadPerm([0, 1, 2, 3]));
+        let id = Dpp16::new(int_trees::SAME_LANE);
         if gfx9 {
             self.seg_cross(dpp_masked(DppCtrl::RowBcast15, 0xA, 0xF), None, dist, lm15);
         } else {
-            let t = self.other_row_same_lane();
+            let t = self.other_row_lane15(self.cur);
             self.seg_cross(Dpp16 { row_mask: 0xA, ..id }, Some(t), dist, lm15);
         }
         if self.spec.tl < 64 {
@@ -971,8 +975,10 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
         }
     }
     // 64-bit integer min/max reductions as two 32-bit passes (`collective_int.rs`).
-    for a in allows {
-        for tree in [int_trees::HalfTree::Ladder, int_trees::HalfTree::Wide, int_trees::HalfTree::Salu] {
+    let minmax = matches!(spec.op, GroupOp::Min | GroupOp::Max);
+    let halves = spec.wide() && !spec.float() && minmax && spec.kind == Kind::Reduce;
+    for a in allows.into_iter().filter(|_| halves) {
+        for tree in int_trees::HalfTree::ALL {
             let mut b = B::new(spec);
             if let Some(n) = b.int_reduce_halves(a, tree) {
                 push(b, n);
@@ -980,7 +986,8 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
         }
     }
     // Float min/max on order keys (`collective_keys.rs`).
-    for a in allows {
+    let keyed = spec.float() && minmax && spec.kind != Kind::Seg;
+    for a in allows.into_iter().filter(|_| keyed) {
         for tree in keys::KeyTree::ALL {
             let mut b = B::new(spec);
             if let Some(n) = b.float_keys(a, tree) {

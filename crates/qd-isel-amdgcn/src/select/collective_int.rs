@@ -1,6 +1,7 @@
 //! The integer and bool trees over 32- and 64-lane tiles: any combination tree is exact for
 //! these operators (associative and commutative, wrapping), so these candidates need not follow
-//! the interpreter's ladder, and they are offered for integers and bool only.
+//! the interpreter's ladder. They are offered for integers and bool, and `collective_keys.rs`
+//! runs them on the integer order keys of floats for float min/max.
 //!
 //! * `dpp scan + row_bcast` (GFX9) and `dpp scan + permlanex16 [+ readlane]` (GFX11): the row
 //!   scan (`row_scan`), then the row-crossing totals — GFX9 `row_bcast:15` row mask 0xA and
@@ -42,7 +43,7 @@ use super::{Allow, Kind, Spec, B};
 use crate::isa::{Dpp16, DppCtrl, Op, Operand};
 
 /// Every lane reads itself: with a row mask, a DPP move that copies exactly those rows.
-const SAME_LANE: DppCtrl = DppCtrl::QuadPerm([0, 1, 2, 3]);
+pub(super) const SAME_LANE: DppCtrl = DppCtrl::QuadPerm([0, 1, 2, 3]);
 
 /// The 32-bit reduction both passes of `int_reduce_halves` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +54,11 @@ pub(super) enum HalfTree {
     Wide,
     /// `int_reduce_salu` (whole wave64).
     Salu,
+}
+
+impl HalfTree {
+    /// Every tree, in the order the candidates are built.
+    pub(super) const ALL: [HalfTree; 3] = [HalfTree::Ladder, HalfTree::Wide, HalfTree::Salu];
 }
 
 impl B {
@@ -72,12 +78,7 @@ impl B {
             self.cur = dst;
             return;
         }
-        let idv = self.idv();
-        let t = self.s.temp(self.vclass());
-        for k in 0..self.s.parts(t) {
-            let (dd, u) = (self.s.pd(t, k), self.s.pu(idv, k));
-            self.s.op(Op::VMovB32, &[dd, u]);
-        }
+        let t = self.id_fill();
         self.s.mov_dpp(d, t, src);
         let dst = self.own(true);
         combine(&mut self.s, op, ty, dst, cur, t);
@@ -196,9 +197,7 @@ impl B {
     /// tiles of wave64 rows 2 and 3 the total of lanes 0..=31, lane 31 of `incl` ⊕ that.
     fn cross_rows(&mut self, incl: R, base: &str) -> String {
         let acc = self.cur;
-        self.cur = incl;
-        let p = self.other_row_same_lane();
-        self.cur = acc;
+        let p = self.other_row_lane15(incl);
         let top = self.spec.tl == 64 && self.spec.w() == 64;
         if acc == incl {
             self.merge_rows(0xA, p);

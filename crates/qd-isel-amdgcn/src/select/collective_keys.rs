@@ -18,13 +18,14 @@
 //! * an inclusive scan (Hillis–Steele, predecessor on the left) keeps the lane's own value;
 //! * an exclusive scan never gets there: it shifts the float identity (±inf) into the first
 //!   lane of every tile, so every prefix holds a value that is not NaN. Its keys shift with the
-//!   identity's key, which is then also a safe filler (it is in every prefix already), and the
-//!   integer exclusive trees apply as they are — on GFX11 the one with the shift last;
+//!   identity's key, which is then also a safe filler (it is in every prefix already), so the
+//!   integer exclusive trees that shift first apply as they are; the GFX11 tree that shifts last
+//!   never shifts the identity in, so its result is combined with the identity's key once;
 //! * a reduction (butterfly, own value on the left) takes its partner's value at every level:
 //!   lane `i` ends with lane `i ^ (T - 1)`'s value, the tile reversed (DPP quad_perm /
-//!   row_half_mirror / row_mirror within rows; `ds_swizzle` (GFX9) or a reversing `v_permlanex16`
-//!   (GFX11) for 32 lanes; `ds_bpermute` (GFX9) or `v_permlane64` + the reversing
-//!   `v_permlanex16` (GFX11) for 64).
+//!   row_half_mirror / row_mirror within rows; `ds_swizzle` or `ds_bpermute` (GFX9) or a
+//!   reversing `v_permlanex16` (GFX11) for 32 lanes; `ds_bpermute` (GFX9) or `v_permlane64` +
+//!   the reversing `v_permlanex16` (GFX11) for 64).
 //!
 //! Reductions and inclusive scans compute that fallback and select it where the key is the
 //! identity. Segmented reductions keep their float ladders.
@@ -60,9 +61,9 @@ impl KeyTree {
         KeyTree::Wide,
         KeyTree::Salu,
         KeyTree::Late,
-        KeyTree::Halves(HalfTree::Ladder),
-        KeyTree::Halves(HalfTree::Wide),
-        KeyTree::Halves(HalfTree::Salu),
+        KeyTree::Halves(HalfTree::ALL[0]),
+        KeyTree::Halves(HalfTree::ALL[1]),
+        KeyTree::Halves(HalfTree::ALL[2]),
     ];
 }
 

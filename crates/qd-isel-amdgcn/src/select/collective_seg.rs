@@ -242,7 +242,7 @@ impl B {
             .collect();
         // Lane 15 of the other row (rows 1 and 3 combine).
         let cur = self.cur;
-        let t = self.other_row_same_lane();
+        let t = self.other_row_lane15(self.cur);
         self.below_first_head(&exec, 0x1_0000, subs);
         let dst = self.own(true);
         combine(&mut self.s, op, ty, dst, cur, t);
