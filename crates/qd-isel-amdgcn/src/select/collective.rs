@@ -185,6 +185,7 @@ struct B {
     spec: Spec,
     frame: Frame,
     lane: Option<R>,
+    dist: Option<R>,
     addr: Option<R>,
     sel: Vec<((u32, u32), (R, R))>,
     row2: Option<(R, R)>,
@@ -210,6 +211,7 @@ impl B {
             spec,
             frame,
             lane: None,
+            dist: None,
             addr: None,
             sel: Vec::new(),
             row2: None,
@@ -656,6 +658,9 @@ impl B {
 
     /// `dist` = lane − (last head or tile start at or below the lane).
     fn dist(&mut self) -> R {
+        if let Some(d) = self.dist {
+            return d;
+        }
         let w = self.spec.w();
         let lane = self.lane();
         let (hl, hh) = self.frame.heads.unwrap_or((0, 0));
@@ -673,6 +678,7 @@ impl B {
             self.s.op64(Op::VLshlrevB32, &[Arg::D(y), Arg::U(sh), Arg::U(hl)]);
             self.s.op(Op::VFfbhU32, &[Arg::D(dist), Arg::U(y)]);
         }
+        self.dist = Some(dist);
         dist
     }
 
@@ -986,7 +992,7 @@ pub(crate) fn candidates(spec: Spec) -> Vec<Built> {
         }
     }
     // Float min/max on order keys (`collective_keys.rs`).
-    let keyed = spec.float() && minmax && spec.kind != Kind::Seg;
+    let keyed = spec.float() && minmax;
     for a in allows.into_iter().filter(|_| keyed) {
         for tree in keys::KeyTree::ALL {
             let mut b = B::new(spec);

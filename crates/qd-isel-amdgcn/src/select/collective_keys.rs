@@ -27,14 +27,20 @@
 //!   reversing `v_permlanex16` (GFX11) for 32 lanes; `ds_bpermute` (GFX9) or `v_permlane64` +
 //!   the reversing `v_permlanex16` (GFX11) for 64).
 //!
-//! Reductions and inclusive scans compute that fallback and select it where the key is the
-//! identity. Segmented reductions keep their float ladders.
+//! * a segmented reduction (`v[i] = v[i] ⊕ v[i - k]` while the distance to the head allows,
+//!   own value on the left) takes its partner's value at every step it combines, and the steps
+//!   it takes add up to its distance: lane `i` ends with its segment head's value, read with a
+//!   `ds_bpermute` from lane `i − dist`.
+//!
+//! Reductions, inclusive scans and segmented reductions compute that fallback and select it
+//! where the key is the identity.
 
 use qd_mir::eval::identity;
 use qd_mir::ops::GroupOp;
 use qd_mir::types::ScalarType;
 
 use super::int_trees::HalfTree;
+use super::seg_masks::Guards;
 use super::seq::{combine, dpp, Arg, Class, R};
 use super::{Allow, Kind, Plan, Spec, B};
 use crate::isa::{DppCtrl, Op, Operand};
@@ -52,11 +58,15 @@ pub(super) enum KeyTree {
     Late,
     /// `int_reduce_halves` (f64 reductions: two 32-bit passes over the key halves).
     Halves(HalfTree),
+    /// `int_seg_wide` (segmented reductions over 32/64-lane tiles).
+    SegWide,
+    /// `seg_masks` (segmented reductions, guards built on the scalar unit).
+    SegMasks(Guards),
 }
 
 impl KeyTree {
     /// Every tree, in the order the candidates are built.
-    pub(super) const ALL: [KeyTree; 7] = [
+    pub(super) const ALL: [KeyTree; 10] = [
         KeyTree::Ladder,
         KeyTree::Wide,
         KeyTree::Salu,
@@ -64,6 +74,9 @@ impl KeyTree {
         KeyTree::Halves(HalfTree::ALL[0]),
         KeyTree::Halves(HalfTree::ALL[1]),
         KeyTree::Halves(HalfTree::ALL[2]),
+        KeyTree::SegWide,
+        KeyTree::SegMasks(Guards::Chain),
+        KeyTree::SegMasks(Guards::Dist),
     ];
 }
 
@@ -83,7 +96,7 @@ impl B {
     pub(super) fn float_keys(&mut self, a: Allow, tree: KeyTree) -> Option<String> {
         let fspec = self.spec;
         let minmax = matches!(fspec.op, GroupOp::Min | GroupOp::Max);
-        if !fspec.float() || !minmax || fspec.kind == Kind::Seg || fspec.tl < 2 {
+        if !fspec.float() || !minmax || fspec.tl < 2 {
             return None;
         }
         if tree == KeyTree::Wide && fspec.tl < 32 {
@@ -111,6 +124,7 @@ impl B {
                 shifted.and_then(|()| self.scan(a)).map(|()| self.ladder_name("dpp ladder"))
             }
             (KeyTree::Wide, Kind::Reduce) => self.int_reduce_wide(a),
+            (KeyTree::Wide, Kind::Seg) => None,
             (KeyTree::Wide, _) => self.int_scan_wide(a),
             (KeyTree::Salu, Kind::Reduce) => self.int_reduce_salu(a),
             (KeyTree::Late, _) => self.int_exclusive_late(a).inspect(|_| {
@@ -120,7 +134,18 @@ impl B {
                 combine(&mut self.s, fspec.op, kty, cur, idr, cur);
             }),
             (KeyTree::Halves(t), Kind::Reduce) => self.int_reduce_halves(a, t),
-            (KeyTree::Salu | KeyTree::Halves(_), _) | (KeyTree::Ladder, Kind::Seg) => None,
+            (KeyTree::Ladder, Kind::Seg) => self.seg(a).map(|()| self.ladder_name("dpp ladder")),
+            (KeyTree::SegWide, Kind::Seg) => self.int_seg_wide(a),
+            (KeyTree::SegMasks(g), Kind::Seg) => self.seg_masks(a, g).inspect(|_| {
+                // GFX11's row-crossing steps run under an EXEC of the combining lanes and leave
+                // restoring it to the frame; the decode after them needs every lane.
+                if fspec.framed && !fspec.gfx9() {
+                    let (exec, mov) =
+                        if self.s.wave64() { (Operand::Exec, Op::SMovB64) } else { (Operand::ExecLo, Op::SMovB32) };
+                    self.s.op(mov, &[Arg::K(exec), Arg::K(Operand::Int(-1))]);
+                }
+            }),
+            (KeyTree::Salu | KeyTree::Halves(_), _) | (KeyTree::SegWide | KeyTree::SegMasks(_), _) => None,
         };
         self.spec = fspec;
         self.idv = None;
@@ -132,7 +157,8 @@ impl B {
                 (Some(f), rev)
             }
             Kind::Scan { inclusive: true } => (Some(orig), ""),
-            Kind::Scan { inclusive: false } | Kind::Seg => (None, ""),
+            Kind::Seg => (Some(self.head_value(orig)), " (NaN segment: bpermute from its head)"),
+            Kind::Scan { inclusive: false } => (None, ""),
         };
         self.cur = self.decode_keys(key, fallback, nan);
         Some(format!("{name} on order keys{rev}"))
@@ -252,6 +278,39 @@ impl B {
             self.s.op64(Op::VCndmaskB32, &[dd, f, Arg::U(*o), Arg::K(vcc)]);
         }
         d
+    }
+
+    /// `x` at the lane's segment head, lane − dist: one `ds_bpermute` per part (with the
+    /// wave64 halves emulation of GFX11 for 64-lane tiles: `v_permlane64`, two bpermutes and a
+    /// select on whether the head is in the other half).
+    fn head_value(&mut self, x: R) -> R {
+        self.used.bpermute = true;
+        let (dist, lane) = (self.dist(), self.lane());
+        let (src, addr) = (self.s.temp(Class::V), self.s.temp(Class::V));
+        self.s.op64(Op::VSubU32, &[Arg::D(src), Arg::U(lane), Arg::U(dist)]);
+        self.s.op64(Op::VLshlrevB32, &[Arg::D(addr), Arg::K(Operand::Int(2)), Arg::U(src)]);
+        let halves = !self.spec.gfx9() && self.spec.w() == 64 && self.spec.tl == 64;
+        let y = self.s.temp(self.vclass());
+        let vcc = Arg::K(self.s.vcc());
+        if halves {
+            let cross = self.s.temp(Class::V);
+            self.s.op64(Op::VXorB32, &[Arg::D(cross), Arg::U(src), Arg::U(lane)]);
+            self.s.op64(Op::VAndB32, &[Arg::D(cross), Arg::K(Operand::Int(32)), Arg::U(cross)]);
+            self.s.op(Op::VCmpNeU32, &[vcc, Arg::K(Operand::Int(0)), Arg::U(cross)]);
+        }
+        for k in 0..self.s.parts(x) {
+            let (d, u) = (self.s.pd(y, k), self.s.pu(x, k));
+            if halves {
+                let (xs, ta, tb) = (self.s.temp(Class::V), self.s.temp(Class::V), self.s.temp(Class::V));
+                self.s.op(Op::VPermlane64B32, &[Arg::D(xs), u]);
+                self.s.op(Op::DsBpermuteB32, &[Arg::D(ta), Arg::U(addr), u]);
+                self.s.op(Op::DsBpermuteB32, &[Arg::D(tb), Arg::U(addr), Arg::U(xs)]);
+                self.s.op(Op::VCndmaskB32, &[d, Arg::U(ta), Arg::U(tb), vcc]);
+            } else {
+                self.s.op(Op::DsBpermuteB32, &[d, Arg::U(addr), u]);
+            }
+        }
+        y
     }
 
     /// `x` at lane `i ^ (T - 1)` (the tile reversed) and the name suffix of the kind it used.
