@@ -822,6 +822,35 @@ impl B {
     }
 }
 
+impl B {
+    /// `y` = `x` read from lane `src` (a VGPR of lane indices) with `ds_bpermute_b32`, per part.
+    /// `halves`: GFX11 wave64 with reads that may cross the 32-lane halves (bpermute stays in
+    /// its half there): also the other half through `v_permlane64`, and a select on whether the
+    /// source lane is in the other half. `t`: scratch VGPRs (address, cross, three values).
+    fn bpermute_from(&mut self, src: R, x: R, y: R, halves: bool, t: [R; 5]) {
+        let [addr, cross, xs, ta, tb] = t;
+        let vcc = Arg::K(self.s.vcc());
+        let lane = self.lane();
+        self.s.op64(Op::VLshlrevB32, &[Arg::D(addr), Arg::K(Operand::Int(2)), Arg::U(src)]);
+        if halves {
+            self.s.op64(Op::VXorB32, &[Arg::D(cross), Arg::U(src), Arg::U(lane)]);
+            self.s.op64(Op::VAndB32, &[Arg::D(cross), Arg::K(Operand::Int(32)), Arg::U(cross)]);
+        }
+        for j in 0..self.s.parts(x) {
+            let (d, u) = (self.s.pd(y, j), self.s.pu(x, j));
+            if halves {
+                self.s.op(Op::VPermlane64B32, &[Arg::D(xs), u]);
+                self.s.op(Op::DsBpermuteB32, &[Arg::D(ta), Arg::U(addr), u]);
+                self.s.op(Op::DsBpermuteB32, &[Arg::D(tb), Arg::U(addr), Arg::U(xs)]);
+                self.s.op(Op::VCmpNeU32, &[vcc, Arg::K(Operand::Int(0)), Arg::U(cross)]);
+                self.s.op(Op::VCndmaskB32, &[d, Arg::U(ta), Arg::U(tb), vcc]);
+            } else {
+                self.s.op(Op::DsBpermuteB32, &[d, Arg::U(addr), u]);
+            }
+        }
+    }
+}
+
 /// The bpermute-ladder baseline: the interpreter's steps with `ds_bpermute_b32` reads (the
 /// permlane64 halves emulation on gfx1100 wave64, one `v_permlane64` for the xor-32 step there).
 fn bpermute_ladder(spec: Spec) -> Built {
@@ -856,24 +885,7 @@ fn bpermute_ladder(spec: Spec) -> Built {
         } else {
             b.s.op64(Op::VSubU32, &[Arg::D(src), Arg::U(lane), Arg::K(Operand::imm32(k))]);
         }
-        b.s.op64(Op::VLshlrevB32, &[Arg::D(addr), Arg::K(Operand::Int(2)), Arg::U(src)]);
-        let h = halves && spec.tl == 64;
-        if h {
-            b.s.op64(Op::VXorB32, &[Arg::D(cross), Arg::U(src), Arg::U(lane)]);
-            b.s.op64(Op::VAndB32, &[Arg::D(cross), Arg::K(Operand::Int(32)), Arg::U(cross)]);
-        }
-        for j in 0..b.s.parts(cur) {
-            let (d, u) = (b.s.pd(y, j), b.s.pu(cur, j));
-            if h {
-                b.s.op(Op::VPermlane64B32, &[Arg::D(xs), u]);
-                b.s.op(Op::DsBpermuteB32, &[Arg::D(ta), Arg::U(addr), u]);
-                b.s.op(Op::DsBpermuteB32, &[Arg::D(tb), Arg::U(addr), Arg::U(xs)]);
-                b.s.op(Op::VCmpNeU32, &[vcc, Arg::K(Operand::Int(0)), Arg::U(cross)]);
-                b.s.op(Op::VCndmaskB32, &[d, Arg::U(ta), Arg::U(tb), vcc]);
-            } else {
-                b.s.op(Op::DsBpermuteB32, &[d, Arg::U(addr), u]);
-            }
-        }
+        b.bpermute_from(src, cur, y, halves && spec.tl == 64, [addr, cross, xs, ta, tb]);
         y
     };
     let (op, ty) = (spec.op, spec.ty);

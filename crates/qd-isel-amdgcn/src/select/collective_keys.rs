@@ -173,21 +173,29 @@ impl B {
         if self.spec.wide() {
             self.s.op(Op::VCmpOF64, &[vcc, Arg::U(x), Arg::U(x)]);
             let n = [self.select_constant(nan as u32), self.select_constant((nan >> 32) as u32)];
-            self.s.op(Op::VAshrrevI32, &[Arg::D(t), Arg::K(Operand::Int(31)), Arg::UH(x)]);
-            self.s.op(Op::VXorB32, &[Arg::DL(k), Arg::UL(x), Arg::U(t)]);
-            self.s.op(Op::VLshrrevB32, &[Arg::D(t), Arg::K(Operand::Int(1)), Arg::U(t)]);
-            self.s.op(Op::VXorB32, &[Arg::DH(k), Arg::UH(x), Arg::U(t)]);
+            self.flip_key(x, k, t);
             self.s.op(Op::VCndmaskB32, &[Arg::DL(k), n[0], Arg::UL(k), vcc]);
             self.s.op(Op::VCndmaskB32, &[Arg::DH(k), n[1], Arg::UH(k), vcc]);
         } else {
             self.s.op(Op::VCmpOF32, &[vcc, Arg::U(x), Arg::U(x)]);
             let n = self.select_constant(nan as u32);
-            self.s.op(Op::VAshrrevI32, &[Arg::D(t), Arg::K(Operand::Int(31)), Arg::U(x)]);
-            self.s.op(Op::VLshrrevB32, &[Arg::D(t), Arg::K(Operand::Int(1)), Arg::U(t)]);
-            self.s.op(Op::VXorB32, &[Arg::D(k), Arg::U(x), Arg::U(t)]);
+            self.flip_key(x, k, t);
             self.s.op(Op::VCndmaskB32, &[Arg::D(k), n, Arg::U(k), vcc]);
         }
         k
+    }
+
+    /// `d` = `x` with the bits below the sign flipped where the sign is set (`t`: a VGPR of
+    /// scratch): float bits to order key and back — the transform is its own inverse.
+    fn flip_key(&mut self, x: R, d: R, t: R) {
+        let hi = if self.spec.wide() { Arg::UH(x) } else { Arg::U(x) };
+        self.s.op(Op::VAshrrevI32, &[Arg::D(t), Arg::K(Operand::Int(31)), hi]);
+        if self.spec.wide() {
+            self.s.op(Op::VXorB32, &[Arg::DL(d), Arg::UL(x), Arg::U(t)]);
+        }
+        self.s.op(Op::VLshrrevB32, &[Arg::D(t), Arg::K(Operand::Int(1)), Arg::U(t)]);
+        let dh = if self.spec.wide() { Arg::DH(d) } else { Arg::D(d) };
+        self.s.op(Op::VXorB32, &[dh, hi, Arg::U(t)]);
     }
 
     /// `c` as the `src0` of a `v_cndmask_b32` that reads VCC: a literal there is a second
@@ -226,13 +234,7 @@ impl B {
         if fallback.is_some() {
             self.s.op(Op::VCmpNeU32, &[vcc, Arg::K(Operand::imm32((nan >> top) as u32)), hi]);
         }
-        self.s.op(Op::VAshrrevI32, &[Arg::D(t), Arg::K(Operand::Int(31)), hi]);
-        if self.spec.wide() {
-            self.s.op(Op::VXorB32, &[Arg::DL(d), Arg::UL(key), Arg::U(t)]);
-        }
-        self.s.op(Op::VLshrrevB32, &[Arg::D(t), Arg::K(Operand::Int(1)), Arg::U(t)]);
-        let dh = if self.spec.wide() { Arg::DH(d) } else { Arg::D(d) };
-        self.s.op(Op::VXorB32, &[dh, hi, Arg::U(t)]);
+        self.flip_key(key, d, t);
         if let Some(fallback) = fallback {
             for k in 0..self.s.parts(d) {
                 let (dd, f, u) = (self.s.pd(d, k), self.s.pu(fallback, k), self.s.pu(d, k));
@@ -280,36 +282,17 @@ impl B {
         d
     }
 
-    /// `x` at the lane's segment head, lane − dist: one `ds_bpermute` per part (with the
-    /// wave64 halves emulation of GFX11 for 64-lane tiles: `v_permlane64`, two bpermutes and a
-    /// select on whether the head is in the other half).
+    /// `x` at the lane's segment head, lane − dist: `bpermute_from`, with the wave64 halves
+    /// emulation of GFX11 for 64-lane tiles.
     fn head_value(&mut self, x: R) -> R {
         self.used.bpermute = true;
         let (dist, lane) = (self.dist(), self.lane());
-        let (src, addr) = (self.s.temp(Class::V), self.s.temp(Class::V));
+        let src = self.s.temp(Class::V);
         self.s.op64(Op::VSubU32, &[Arg::D(src), Arg::U(lane), Arg::U(dist)]);
-        self.s.op64(Op::VLshlrevB32, &[Arg::D(addr), Arg::K(Operand::Int(2)), Arg::U(src)]);
         let halves = !self.spec.gfx9() && self.spec.w() == 64 && self.spec.tl == 64;
         let y = self.s.temp(self.vclass());
-        let vcc = Arg::K(self.s.vcc());
-        if halves {
-            let cross = self.s.temp(Class::V);
-            self.s.op64(Op::VXorB32, &[Arg::D(cross), Arg::U(src), Arg::U(lane)]);
-            self.s.op64(Op::VAndB32, &[Arg::D(cross), Arg::K(Operand::Int(32)), Arg::U(cross)]);
-            self.s.op(Op::VCmpNeU32, &[vcc, Arg::K(Operand::Int(0)), Arg::U(cross)]);
-        }
-        for k in 0..self.s.parts(x) {
-            let (d, u) = (self.s.pd(y, k), self.s.pu(x, k));
-            if halves {
-                let (xs, ta, tb) = (self.s.temp(Class::V), self.s.temp(Class::V), self.s.temp(Class::V));
-                self.s.op(Op::VPermlane64B32, &[Arg::D(xs), u]);
-                self.s.op(Op::DsBpermuteB32, &[Arg::D(ta), Arg::U(addr), u]);
-                self.s.op(Op::DsBpermuteB32, &[Arg::D(tb), Arg::U(addr), Arg::U(xs)]);
-                self.s.op(Op::VCndmaskB32, &[d, Arg::U(ta), Arg::U(tb), vcc]);
-            } else {
-                self.s.op(Op::DsBpermuteB32, &[d, Arg::U(addr), u]);
-            }
-        }
+        let scratch = [0; 5].map(|_| self.s.temp(Class::V));
+        self.bpermute_from(src, x, y, halves, scratch);
         y
     }
 
