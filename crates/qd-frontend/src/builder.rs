@@ -17,7 +17,8 @@ use crate::error::{BuildError, ErrorKind, Loc};
 use cranelift_entity::packed_option::{PackedOption, ReservedValue};
 use cranelift_entity::SecondaryMap;
 use qd_mir::{
-    AddrSpace, Function, GridPolicy, Imm, Inst, Opcode, Region, ScalarType, SharedArr, Type, Value, ValueDef,
+    AddrSpace, CompileError, Function, GridPolicy, Imm, Inst, Opcode, Region, ScalarType, SharedArr, Type, Value,
+    ValueDef, VerifiedKernel,
 };
 use std::panic::Location;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -551,7 +552,14 @@ impl<'c> KernelBuilder<'c> {
     /// Finishes the kernel: appends `return` if the body is still open, checks that no region is
     /// left open, reports the first deferred declaration error, and runs the MIR verifier.
     #[track_caller]
-    pub fn finish(mut self) -> Result<Function, BuildError> {
+    pub fn finish(self) -> Result<Function, BuildError> {
+        self.finish_verified().map(VerifiedKernel::into_function)
+    }
+
+    /// [`KernelBuilder::finish`], keeping what the verifier computed: the [`VerifiedKernel`]
+    /// every back end's `compile_verified` takes without verifying again.
+    #[track_caller]
+    pub fn finish_verified(mut self) -> Result<VerifiedKernel, BuildError> {
         let loc = Location::caller();
         if let Some(e) = self.deferred.take() {
             return Err(e);
@@ -569,14 +577,14 @@ impl<'c> KernelBuilder<'c> {
         self.pop_frame();
         // Rules that need the whole kernel (SIMT uniformity of barriers and broadcast lanes, launch
         // limits) are the verifier's: run it so that a finished kernel is always valid MIR.
-        if let Err(errors) = qd_mir::verify::verify_function(&self.func) {
-            return Err(BuildError::new(
-                loc,
-                ErrorKind::Verify,
-                format!("finish: kernel @{} fails verification:\n{}", self.func.name, errors.render(&self.func)),
-            ));
-        }
-        Ok(self.func)
+        let name = self.func.name.clone();
+        VerifiedKernel::new(self.func).map_err(|e| {
+            let rendered = match &e {
+                CompileError::Verify { rendered, .. } => rendered.clone(),
+                other => other.to_string(),
+            };
+            BuildError::new(loc, ErrorKind::Verify, format!("finish: kernel @{name} fails verification:\n{rendered}"))
+        })
     }
 
     /// [`KernelBuilder::finish`], also returning where each instruction was built: the Rust file

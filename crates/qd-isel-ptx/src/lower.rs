@@ -299,8 +299,10 @@ impl Lower<'_> {
             | OpClass::Cmp
             | OpClass::Cast
             | OpClass::Bitcast => scalar::lower(self, inst),
-            OpClass::Memory => self.lower_memory(inst),
-            OpClass::Index | OpClass::Exchange | OpClass::Collective(_) | OpClass::Sync => warp::lower(self, inst),
+            OpClass::Memory(_) => self.lower_memory(inst),
+            OpClass::Index(_) | OpClass::Exchange(_) | OpClass::Collective(_) | OpClass::Sync(_) => {
+                warp::lower(self, inst)
+            }
             OpClass::If => {
                 let cond = self.r(args[0])?;
                 let results: Vec<Reg> = f.inst_results(inst).iter().map(|&v| self.def(v)).collect();

@@ -10,7 +10,7 @@
 use crate::emit::{arith, bits, imm, ins, Class, Reg};
 use crate::lower::Lower;
 use crate::CompileError;
-use qd_mir::eval::{BinOp, UnOp};
+use qd_mir::{BinOp, UnOp};
 use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
 
 /// Lowers one scalar instruction.
@@ -84,11 +84,11 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             ins!(lw.e, "mov.{} {d}, {a}", bits(rt));
             Ok(())
         }
-        OpClass::Memory
-        | OpClass::Index
-        | OpClass::Exchange
+        OpClass::Memory(_)
+        | OpClass::Index(_)
+        | OpClass::Exchange(_)
         | OpClass::Collective(_)
-        | OpClass::Sync
+        | OpClass::Sync(_)
         | OpClass::If
         | OpClass::Loop
         | OpClass::Terminator(_) => Err(lw.unsupported(Some(rt), "not a scalar op")),

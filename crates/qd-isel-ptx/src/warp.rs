@@ -21,7 +21,8 @@ use crate::lower::{mov_ty, Lower};
 use crate::scalar;
 use crate::target::Feature;
 use crate::{CompileError, ReduceStrategy};
-use qd_mir::eval::{identity, BinOp};
+use qd_mir::eval::identity;
+use qd_mir::BinOp;
 use qd_mir::{CmpCond, Collective, Dim, GroupOp, Imm, Inst, Opcode, PredOp, ScalarType, Tile, ValueDef};
 
 /// Lowers an index, exchange, collective or synchronisation op.

@@ -502,8 +502,8 @@ impl Lower<'_> {
             | OpClass::Cmp
             | OpClass::Cast
             | OpClass::Bitcast => crate::scalar::lower(self, inst),
-            OpClass::Memory => self.lower_memory(inst),
-            OpClass::Index | OpClass::Exchange | OpClass::Collective(_) | OpClass::Sync => {
+            OpClass::Memory(_) => self.lower_memory(inst),
+            OpClass::Index(_) | OpClass::Exchange(_) | OpClass::Collective(_) | OpClass::Sync(_) => {
                 crate::subgroup::lower(self, inst)
             }
             OpClass::If => self.lower_if(inst),

@@ -18,7 +18,7 @@ use crate::control::header_loop;
 use crate::emit::TyKey;
 use crate::lower::Lower;
 use crate::CompileError;
-use qd_mir::eval::{BinOp, UnOp};
+use qd_mir::{BinOp, UnOp};
 use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
 use rspirv::spirv::{Capability, Decoration, GlslStd450Op as Glsl, Op};
 
@@ -98,11 +98,11 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
                 lw.e.op(Op::Bitcast, tt, &[a])
             }
         }
-        OpClass::Memory
-        | OpClass::Index
-        | OpClass::Exchange
+        OpClass::Memory(_)
+        | OpClass::Index(_)
+        | OpClass::Exchange(_)
         | OpClass::Collective(_)
-        | OpClass::Sync
+        | OpClass::Sync(_)
         | OpClass::If
         | OpClass::Loop
         | OpClass::Terminator(_) => return Err(lw.err(Some(rt), "not a scalar op")),

@@ -19,8 +19,8 @@
 use crate::lower::Lower;
 use crate::scalar;
 use crate::CompileError;
-use qd_mir::eval::UnOp;
 use qd_mir::ScalarType;
+use qd_mir::UnOp;
 use rspirv::spirv::{Capability, GlslStd450Op as Glsl, Op};
 
 /// The operations the algorithm needs, on 64-bit unsigned values and booleans. Shift amounts

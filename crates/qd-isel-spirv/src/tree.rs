@@ -19,7 +19,8 @@ use crate::lower::{Lower, SCOPE_SUBGROUP};
 use crate::scalar;
 use crate::subgroup::{active, ballot, bit_set, full_bits, lowest_bit, mask_const, mask_ty, shfl, shfl_op, tile_mask};
 use crate::{CompileError, ReduceStrategy};
-use qd_mir::eval::{identity, BinOp};
+use qd_mir::eval::identity;
+use qd_mir::BinOp;
 use qd_mir::{GroupOp, Opcode, ScalarType, Tile, Value};
 use rspirv::spirv::{Capability, GlslStd450Op as Glsl, Op};
 

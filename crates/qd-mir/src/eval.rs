@@ -5,7 +5,7 @@
 //! `i32` −1 is `0xFFFF_FFFF`), floats as their IEEE bits, `bool` as 0 or 1, pointers as the
 //! interpreter's address encoding.
 
-use crate::ops::{CmpCond, GroupOp, OpClass, Opcode};
+use crate::ops::{BinOp, CmpCond, GroupOp, Opcode, UnOp};
 use crate::types::ScalarType;
 
 /// Why a scalar op has no result.
@@ -60,72 +60,6 @@ fn wide(ty: ScalarType, bits: u64) -> i128 {
         ScalarType::I64 => bits as i64 as i128,
         ScalarType::U64 | ScalarType::Bool => bits as i128,
         ScalarType::F32 | ScalarType::F64 => 0,
-    }
-}
-
-/// The binary arithmetic/bitwise ops that [`binary`] evaluates.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    /// `add`
-    Add,
-    /// `sub`
-    Sub,
-    /// `mul`
-    Mul,
-    /// `div`
-    Div,
-    /// `rem`
-    Rem,
-    /// `min`
-    Min,
-    /// `max`
-    Max,
-    /// `and`
-    And,
-    /// `or`
-    Or,
-    /// `xor`
-    Xor,
-    /// `shl`
-    Shl,
-    /// `shr`
-    Shr,
-}
-
-/// The unary ops that [`unary`] evaluates.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    /// `neg`
-    Neg,
-    /// `abs`
-    Abs,
-    /// `not`
-    Not,
-    /// `sqrt`
-    Sqrt,
-    /// `clz`
-    Clz,
-    /// `popcount`
-    Popcount,
-    /// `bitrev`
-    Bitrev,
-}
-
-impl Opcode {
-    /// The scalar binary operation of this opcode, if it is one (`add` … `shr`).
-    pub fn as_binop(self) -> Option<BinOp> {
-        match self.class() {
-            OpClass::Binary(b) => Some(b),
-            _ => None,
-        }
-    }
-
-    /// The scalar unary operation of this opcode, if it is one (`neg` … `bitrev`).
-    pub fn as_unop(self) -> Option<UnOp> {
-        match self.class() {
-            OpClass::Unary(u) => Some(u),
-            _ => None,
-        }
     }
 }
 
@@ -395,29 +329,7 @@ fn unreachable_bool() -> u64 {
 
 /// The identity element of a group operator for a type.
 pub fn identity(op: GroupOp, ty: ScalarType) -> u64 {
-    use ScalarType as S;
-    let r = match (op, ty) {
-        (GroupOp::Add | GroupOp::Or | GroupOp::Xor, _) => match ty {
-            S::F32 => bits_f32(0.0),
-            S::F64 => bits_f64(0.0),
-            _ => 0,
-        },
-        (GroupOp::Mul, S::F32) => bits_f32(1.0),
-        (GroupOp::Mul, S::F64) => bits_f64(1.0),
-        (GroupOp::Mul, _) => 1,
-        (GroupOp::And, _) => u64::MAX,
-        (GroupOp::Min, S::F32) => bits_f32(f32::INFINITY),
-        (GroupOp::Min, S::F64) => bits_f64(f64::INFINITY),
-        (GroupOp::Min, S::I32) => i32::MAX as u64,
-        (GroupOp::Min, S::I64) => i64::MAX as u64,
-        (GroupOp::Min, S::U32 | S::U64 | S::Bool) => u64::MAX,
-        (GroupOp::Max, S::F32) => bits_f32(f32::NEG_INFINITY),
-        (GroupOp::Max, S::F64) => bits_f64(f64::NEG_INFINITY),
-        (GroupOp::Max, S::I32) => i32::MIN as u32 as u64,
-        (GroupOp::Max, S::I64) => i64::MIN as u64,
-        (GroupOp::Max, S::U32 | S::U64 | S::Bool) => 0,
-    };
-    canon(ty, r)
+    op.identity(ty)
 }
 
 /// Combines two values with a group operator (`a ⊕ b`, `a` the lower lane).

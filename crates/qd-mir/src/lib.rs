@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod codegen;
 pub mod entities;
 pub mod eval;
 pub mod function;
@@ -27,6 +28,7 @@ pub mod text;
 pub mod types;
 pub mod verify;
 
+pub use codegen::{CompileError, KernelFacts, VerifiedKernel};
 pub use entities::{AnyEntity, Inst, Param, Region, SharedArr, Value};
 pub use function::{
     CheckFailure, Function, GridPolicy, Launch, LaunchArg, LaunchConfig, Module, ParamData, Program, ProgramCheck,
@@ -34,8 +36,8 @@ pub use function::{
 };
 pub use inst::{Imm, InstData, Tile, ValueList};
 pub use ops::{
-    AtomicOp, CmpCond, Collective, Dim, Format, GroupDomain, GroupOp, OpClass, OpInfo, Opcode, PredOp, Scope,
-    Terminator,
+    AtomicOp, BinOp, CmpCond, Collective, Dim, ExchangeOp, Format, GroupDomain, GroupOp, IndexOp, LaneMask, MemoryOp,
+    OpClass, OpInfo, Opcode, PredOp, Scope, ShuffleKind, SyncOp, Terminator, UnOp,
 };
 pub use text::{parse_function, parse_module, parse_module_with_map, ParseError, SourceMap};
 pub use types::{AddrSpace, ScalarType, Type};

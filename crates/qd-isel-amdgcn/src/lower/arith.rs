@@ -22,8 +22,8 @@
 //!
 //! Float `rem` (an exact `fmod`, unrolled) is in `fdiv`, reached through `divide`.
 
-use qd_mir::eval::{BinOp, UnOp};
 use qd_mir::types::{AddrSpace, ScalarType, Type};
+use qd_mir::{BinOp, UnOp};
 use qd_mir::{CmpCond, Imm, Inst, Value};
 use regalloc2::VReg;
 

@@ -74,6 +74,11 @@ impl DomTree {
         &self.layout
     }
 
+    /// The layout the tree was built on, giving up the tree.
+    pub fn into_layout(self) -> Layout {
+        self.layout
+    }
+
     /// Where `v` is defined.
     pub fn def_site(&self, v: Value) -> DefSite {
         self.defs.get(v).copied().unwrap_or_default()

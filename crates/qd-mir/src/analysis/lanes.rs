@@ -23,7 +23,7 @@ use crate::entities::{Inst, Value};
 use crate::eval;
 use crate::function::{Function, ValueDef};
 use crate::inst::Imm;
-use crate::ops::{OpClass, Opcode};
+use crate::ops::{ExchangeOp, IndexOp, OpClass, ShuffleKind};
 use crate::types::{ScalarType, Type};
 use core::fmt;
 use std::collections::HashMap;
@@ -86,11 +86,8 @@ fn eval_uncached(
             let Imm::Const(bits) = f.insts[inst].imm else { return None };
             Some(vec![eval::canon(rt, bits); lanes])
         }
-        OpClass::Index => match op {
-            Opcode::LaneId => Some((0..u64::from(w)).collect()),
-            Opcode::SubgroupSize => Some(vec![u64::from(w); lanes]),
-            _ => None,
-        },
+        OpClass::Index(IndexOp::LaneId) => Some((0..u64::from(w)).collect()),
+        OpClass::Index(IndexOp::SubgroupSize) => Some(vec![u64::from(w); lanes]),
         OpClass::Binary(_) => {
             let (ty, a) = arg(0, memo)?;
             let (_, b) = arg(1, memo)?;
@@ -126,7 +123,23 @@ fn eval_uncached(
             let (from, a) = arg(0, memo)?;
             (from.bits() == rt.bits()).then(|| a.iter().map(|&x| eval::canon(rt, x)).collect())
         }
-        _ => None,
+        // Values that differ per thread or block, memory, other lanes' data and control flow
+        // have no per-lane value known from the subgroup width alone.
+        OpClass::Index(
+            IndexOp::ThreadId
+            | IndexOp::BlockId
+            | IndexOp::BlockDim
+            | IndexOp::GridDim
+            | IndexOp::SubgroupId
+            | IndexOp::LaneMask(_),
+        )
+        | OpClass::Memory(_)
+        | OpClass::Exchange(_)
+        | OpClass::Collective(_)
+        | OpClass::Sync(_)
+        | OpClass::If
+        | OpClass::Loop
+        | OpClass::Terminator(_) => None,
     }
 }
 
@@ -141,22 +154,23 @@ pub fn shuffle_sources(f: &Function, inst: Inst, width: u32) -> Option<Vec<u8>> 
     let x = lane_function(f, operand, w)?;
     // Shuffle operands are u32: only the low 32 bits count.
     let op = |i: u32| x[i as usize] as u32;
-    let src = |i: u32| -> u32 {
-        match data.opcode {
-            Opcode::ShuffleIdx => op(i) % w,
-            Opcode::ShuffleUp => i.checked_sub(op(i)).unwrap_or(i),
-            Opcode::ShuffleDown => i.checked_add(op(i)).filter(|&s| s < w).unwrap_or(i),
-            Opcode::ShuffleXor => Some(i ^ op(i)).filter(|&s| s < w).unwrap_or(i),
+    let src = |i: u32| -> Option<u32> {
+        Some(match data.opcode.exchange()? {
+            ExchangeOp::Shuffle(ShuffleKind::Idx) => op(i) % w,
+            ExchangeOp::Shuffle(ShuffleKind::Up) => i.checked_sub(op(i)).unwrap_or(i),
+            ExchangeOp::Shuffle(ShuffleKind::Down) => i.checked_add(op(i)).filter(|&s| s < w).unwrap_or(i),
+            ExchangeOp::Shuffle(ShuffleKind::Xor) => Some(i ^ op(i)).filter(|&s| s < w).unwrap_or(i),
             // The index of the first active lane: lane 0 when all are.
-            _ => op(0) % w,
-        }
+            ExchangeOp::Broadcast => op(0) % w,
+            ExchangeOp::Ballot
+            | ExchangeOp::BallotFirstN
+            | ExchangeOp::MatchAny
+            | ExchangeOp::MatchAll
+            | ExchangeOp::ActiveMask
+            | ExchangeOp::Elect => return None,
+        })
     };
-    match data.opcode {
-        Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor | Opcode::Broadcast => {
-            Some((0..w).map(|i| src(i) as u8).collect())
-        }
-        _ => None,
-    }
+    (0..w).map(|i| src(i).map(|s| s as u8)).collect()
 }
 
 /// A named lane pattern: what a source table (lane `L` reads lane `src[L]`) is. Tiles are
@@ -420,7 +434,12 @@ mod tests {
         let shuffles: Vec<Inst> = f
             .insts
             .keys()
-            .filter(|&i| matches!(f.insts[i].opcode, Opcode::ShuffleIdx | Opcode::ShuffleDown | Opcode::Broadcast))
+            .filter(|&i| {
+                matches!(
+                    f.insts[i].opcode,
+                    crate::ops::Opcode::ShuffleIdx | crate::ops::Opcode::ShuffleDown | crate::ops::Opcode::Broadcast
+                )
+            })
             .collect();
         let pats: Vec<LanePattern> = shuffles.iter().map(|&i| shuffle_pattern(f, i, 64)).collect();
         assert_eq!(

@@ -42,7 +42,7 @@ use crate::entities::{Inst, Region, Value};
 use crate::eval;
 use crate::function::Function;
 use crate::inst::{Imm, Tile};
-use crate::ops::{CmpCond, Collective as Coll, GroupOp, OpClass, Opcode};
+use crate::ops::{CmpCond, Collective as Coll, GroupOp, Opcode};
 use crate::types::{ScalarType, Type};
 use std::collections::HashMap;
 
@@ -67,12 +67,9 @@ pub fn run(f: &mut Function, opts: &PassOptions) -> Result<bool, String> {
     Ok(changed)
 }
 
-/// The collective an opcode is, if this pass expands it (every [`OpClass::Collective`]).
+/// The collective an opcode is, if this pass expands it (every [`crate::ops::OpClass::Collective`]).
 fn collective(op: Opcode) -> Option<Coll> {
-    match op.class() {
-        OpClass::Collective(c) => Some(c),
-        _ => None,
-    }
+    op.collective()
 }
 
 fn expand_region(

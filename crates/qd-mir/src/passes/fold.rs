@@ -25,7 +25,7 @@ use crate::entities::{Inst, Region, Value};
 use crate::eval;
 use crate::function::Function;
 use crate::inst::Imm;
-use crate::ops::{OpClass, Opcode};
+use crate::ops::{IndexOp, OpClass, Opcode};
 use crate::types::ScalarType;
 
 /// Runs folding to a fixed point (bounded); returns whether anything changed.
@@ -68,14 +68,22 @@ fn kind(op: Opcode) -> Kind {
         OpClass::Cmp => Kind::Cmp,
         OpClass::Cast => Kind::Cast,
         OpClass::Bitcast => Kind::Bitcast,
-        OpClass::Index if op == Opcode::SubgroupSize => Kind::SubgroupSize,
+        OpClass::Index(IndexOp::SubgroupSize) => Kind::SubgroupSize,
         OpClass::If => Kind::If,
         OpClass::Const
-        | OpClass::Memory
-        | OpClass::Index
-        | OpClass::Exchange
+        | OpClass::Memory(_)
+        | OpClass::Index(
+            IndexOp::ThreadId
+            | IndexOp::BlockId
+            | IndexOp::BlockDim
+            | IndexOp::GridDim
+            | IndexOp::LaneId
+            | IndexOp::SubgroupId
+            | IndexOp::LaneMask(_),
+        )
+        | OpClass::Exchange(_)
         | OpClass::Collective(_)
-        | OpClass::Sync
+        | OpClass::Sync(_)
         | OpClass::Loop
         | OpClass::Terminator(_) => Kind::Other,
     }

@@ -155,7 +155,7 @@ pub fn run_pipeline(f: &mut Function, passes: &[Pass], opts: &PassOptions) -> Re
 
 /// The verifier as a [`PassOptions::verify`] hook: `Ok` or the errors rendered on the MIR text.
 pub fn verify_hook(f: &Function) -> Result<(), String> {
-    crate::verify::verify_function(f).map_err(|e| e.render(f))
+    crate::verify::verify_function(f).map(|_| ()).map_err(|e| e.render(f))
 }
 
 #[cfg(test)]

@@ -416,7 +416,7 @@ fn warp_builtins_parse_and_reprint_identically() {
 fn verify_messages(src: &str) -> Vec<String> {
     let f = kernel_of(src);
     match crate::verify::verify_function(&f) {
-        Ok(()) => Vec::new(),
+        Ok(_) => Vec::new(),
         Err(e) => e.0.into_iter().map(|e| e.message).collect(),
     }
 }

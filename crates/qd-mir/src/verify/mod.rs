@@ -28,6 +28,7 @@ pub use launch::{MAX_BLOCK_THREADS, MAX_SHARED_BYTES};
 pub(crate) use types::group_op_legal;
 
 use crate::analysis::{DomTree, Layout, Uniformity};
+use crate::codegen::KernelFacts;
 use crate::entities::{AnyEntity, Inst, Region, Value};
 use crate::function::{Function, Module, ValueDef};
 use crate::text::print_function_annotated;
@@ -233,8 +234,9 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Verifies a kernel; `Err` holds every error found.
-pub fn verify_function(func: &Function) -> Result<(), VerifyErrors> {
+/// Verifies a kernel; `Ok` holds the [`KernelFacts`] its checks computed (what back ends take),
+/// `Err` every error found.
+pub fn verify_function(func: &Function) -> Result<KernelFacts, VerifyErrors> {
     // One layout walk serves every check and both analyses: the dominance tree owns it and the
     // rest borrow it from there.
     let dom = DomTree::new(func);
@@ -251,7 +253,8 @@ pub fn verify_function(func: &Function) -> Result<(), VerifyErrors> {
     let uni = Uniformity::with_layout(func, layout);
     structure::check_simt(&mut cx, &uni);
     if cx.errors.is_empty() {
-        Ok(())
+        drop(cx);
+        Ok(KernelFacts::from_analyses(func, dom.into_layout(), uni))
     } else {
         Err(VerifyErrors(cx.errors))
     }

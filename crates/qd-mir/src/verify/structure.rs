@@ -291,11 +291,11 @@ pub(super) fn check_context(cx: &mut Ctx<'_>, inst: Inst) {
         | OpClass::Cmp
         | OpClass::Cast
         | OpClass::Bitcast
-        | OpClass::Memory
-        | OpClass::Index
-        | OpClass::Exchange
+        | OpClass::Memory(_)
+        | OpClass::Index(_)
+        | OpClass::Exchange(_)
         | OpClass::Collective(_)
-        | OpClass::Sync
+        | OpClass::Sync(_)
         | OpClass::Terminator(Terminator::Return) => {}
     }
     if !matches!(op, Opcode::If | Opcode::Loop) && (first.is_some() || second.is_some()) {

@@ -63,7 +63,7 @@ impl K {
 
 fn errors(f: &Function) -> Vec<VerifyError> {
     match verify_function(f) {
-        Ok(()) => Vec::new(),
+        Ok(_) => Vec::new(),
         Err(e) => e.0,
     }
 }
@@ -622,7 +622,7 @@ fn dangling_handles() {
     // Rendering a function the printer cannot print falls back to a list.
     let r = match verify_function(&k.f) {
         Err(e) => e.render(&k.f),
-        Ok(()) => String::new(),
+        Ok(_) => String::new(),
     };
     assert!(r.starts_with("kernel @k: cannot print the function"), "{r}");
     assert!(r.contains("error: add: operand 2 (%?999) does not exist (at inst0)"), "{r}");
@@ -694,7 +694,7 @@ fn foreign_value_lists_do_not_panic() {
     has(&k.f, AnyEntity::Function, "region0: parameter list is not in the function's pool");
     let r = match verify_function(&k.f) {
         Err(e) => e.render(&k.f),
-        Ok(()) => String::new(),
+        Ok(_) => String::new(),
     };
     assert!(r.ends_with("3 verifier error(s)\n"), "{r}");
 }
@@ -839,7 +839,7 @@ fn render_annotates_lines() {
     let (f, _) = binop(Opcode::Add, Type::U32, Type::F32, Type::U32);
     let r = match verify_function(&f) {
         Err(e) => e.render(&f),
-        Ok(()) => String::new(),
+        Ok(_) => String::new(),
     };
     let want = "kernel @k(%x: u32 uniform, %y: f32 uniform) block(1, 1, 1) grid(1, 1, 1) {\n  \
                 %0 = add %x, %y : u32\n  \
