@@ -41,13 +41,15 @@
 //! [`super::memory::Memory`]. Atomics are applied lane by lane in ascending lane order.
 
 use super::memory::{self, Memory};
-use super::simt::{self, LaneMaskKind, ShuffleKind, VoteKind};
+use super::simt::{self, ShuffleKind, VoteKind};
 use super::Fault;
 use crate::entities::{Inst, Region, Value};
 use crate::eval::{self, EvalError};
 use crate::function::Function;
 use crate::inst::Imm;
-use crate::ops::{Dim, Opcode, PredOp};
+use crate::ops::{
+    Collective, Dim, ExchangeOp, IndexOp, LaneMask, MemoryOp, OpClass, Opcode, PredOp, SyncOp, Terminator,
+};
 use crate::text::printer::print_inst;
 use crate::types::{AddrSpace, ScalarType, Type};
 use cranelift_entity::EntityRef;
@@ -441,24 +443,13 @@ impl Exec<'_, '_, '_, '_> {
         let results = f.inst_results(inst);
         let op = data.opcode;
         let arity = || self.arity(sg, inst);
-        match op {
-            O::Const => {
+        match op.class() {
+            OpClass::Const => {
                 let (Imm::Const(bits), &[r]) = (data.imm, results) else { return Err(arity()) };
                 let v = eval::canon(self.scalar(sg, r, inst)?, bits);
                 self.set_lanes(sg, r, mask, |_| v);
             }
-            O::Add
-            | O::Sub
-            | O::Mul
-            | O::Div
-            | O::Rem
-            | O::Min
-            | O::Max
-            | O::And
-            | O::Or
-            | O::Xor
-            | O::Shl
-            | O::Shr => {
+            OpClass::Binary(_) => {
                 let (&[a, b], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
                 self.expect(sg, inst, args, ty.into())?;
@@ -470,7 +461,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev => {
+            OpClass::Unary(_) => {
                 let (&[a], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
                 self.expect(sg, inst, args, ty.into())?;
@@ -482,7 +473,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::Fma => {
+            OpClass::Fma => {
                 let (&[a, b, c], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
                 self.expect(sg, inst, args, ty.into())?;
@@ -494,7 +485,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::Select => {
+            OpClass::Select => {
                 let (&[c, a, b], &[r]) = (args, results) else { return Err(arity()) };
                 self.expect(sg, inst, &[c], Type::BOOL)?;
                 self.expect(sg, inst, &[a, b], f.values[r].ty)?;
@@ -503,7 +494,7 @@ impl Exec<'_, '_, '_, '_> {
                     sg.regs[ri + l] = if sg.regs[ci + l] != 0 { sg.regs[ai + l] } else { sg.regs[bi + l] };
                 }
             }
-            O::Cmp => {
+            OpClass::Cmp => {
                 let (Imm::Cond(cond), &[a, b], &[r]) = (data.imm, args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, a, inst)?;
                 self.expect(sg, inst, &[b], ty.into())?;
@@ -513,7 +504,7 @@ impl Exec<'_, '_, '_, '_> {
                     sg.regs[ri + l] = u64::from(eval::compare(cond, ty, sg.regs[ai + l], sg.regs[bi + l]));
                 }
             }
-            O::Cast => {
+            OpClass::Cast => {
                 let (&[a], &[r]) = (args, results) else { return Err(arity()) };
                 let (from, to) = (self.scalar(sg, a, inst)?, self.scalar(sg, r, inst)?);
                 let (ai, ri) = (a.index() * w, r.index() * w);
@@ -521,7 +512,7 @@ impl Exec<'_, '_, '_, '_> {
                     sg.regs[ri + l] = eval::cast(from, to, sg.regs[ai + l]);
                 }
             }
-            O::Bitcast => {
+            OpClass::Bitcast => {
                 let (&[a], &[r]) = (args, results) else { return Err(arity()) };
                 let (from, to) = (self.scalar(sg, a, inst)?, self.scalar(sg, r, inst)?);
                 if from.bits() != to.bits() {
@@ -532,14 +523,14 @@ impl Exec<'_, '_, '_, '_> {
                     sg.regs[ri + l] = eval::canon(to, sg.regs[ai + l]);
                 }
             }
-            O::SharedAddr => {
+            OpClass::Memory(MemoryOp::SharedAddr) => {
                 let (Imm::Shared(s), &[r]) = (data.imm, results) else { return Err(arity()) };
                 let elem = f.shared.get(s).map_or(ScalarType::U32, |d| d.elem);
                 self.expect(sg, inst, &[r], Type::Ptr(AddrSpace::Shared, elem))?;
                 let v = memory::encode(AddrSpace::Shared, s.as_u32(), 0);
                 self.set_lanes(sg, r, mask, |_| v);
             }
-            O::PtrOffset => {
+            OpClass::Memory(MemoryOp::PtrOffset) => {
                 let (&[p, i], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
                 self.expect(sg, inst, &[r], f.values[p].ty)?;
@@ -554,7 +545,7 @@ impl Exec<'_, '_, '_, '_> {
                     sg.regs[ri + l] = memory::offset(sg.regs[pi + l], idx, elem.bytes());
                 }
             }
-            O::Load => {
+            OpClass::Memory(MemoryOp::Load) => {
                 let (&[p], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
                 self.expect(sg, inst, &[r], elem.into())?;
@@ -566,7 +557,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::Store => {
+            OpClass::Memory(MemoryOp::Store) => {
                 let &[p, v] = args else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
                 self.expect(sg, inst, &[v], elem.into())?;
@@ -577,7 +568,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::AtomicRmw => {
+            OpClass::Memory(MemoryOp::AtomicRmw) => {
                 let (Imm::Atomic(aop, _), &[p, v], &[r]) = (data.imm, args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
                 self.expect(sg, inst, &[v, r], elem.into())?;
@@ -589,7 +580,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::AtomicCas => {
+            OpClass::Memory(MemoryOp::AtomicCas) => {
                 let (&[p, e, n], &[r]) = (args, results) else { return Err(arity()) };
                 let (_, elem) = self.pointer(sg, p, inst)?;
                 self.expect(sg, inst, &[e, n, r], elem.into())?;
@@ -601,7 +592,7 @@ impl Exec<'_, '_, '_, '_> {
                     }
                 }
             }
-            O::ThreadId => {
+            OpClass::Index(IndexOp::ThreadId) => {
                 let (Imm::Dim(d), &[r]) = (data.imm, results) else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::U32)?;
                 let [bx, by, _] = self.l.block;
@@ -615,31 +606,28 @@ impl Exec<'_, '_, '_, '_> {
                     })
                 });
             }
-            O::BlockId => self.uniform_dim(sg, inst, self.block_id, mask)?,
-            O::BlockDim => self.uniform_dim(sg, inst, self.l.block, mask)?,
-            O::GridDim => self.uniform_dim(sg, inst, self.l.grid, mask)?,
-            O::LaneId => {
+            OpClass::Index(IndexOp::BlockId) => self.uniform_dim(sg, inst, self.block_id, mask)?,
+            OpClass::Index(IndexOp::BlockDim) => self.uniform_dim(sg, inst, self.l.block, mask)?,
+            OpClass::Index(IndexOp::GridDim) => self.uniform_dim(sg, inst, self.l.grid, mask)?,
+            OpClass::Index(IndexOp::LaneId) => {
                 let &[r] = results else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::U32)?;
                 self.set_lanes(sg, r, mask, |l| l as u64);
             }
-            O::SubgroupId => {
+            OpClass::Index(IndexOp::SubgroupId) => {
                 let &[r] = results else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::U32)?;
                 let v = u64::from(sg.index);
                 self.set_lanes(sg, r, mask, |_| v);
             }
-            O::SubgroupSize => {
+            OpClass::Index(IndexOp::SubgroupSize) => {
                 let &[r] = results else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::U32)?;
                 self.set_lanes(sg, r, mask, |_| w as u64);
             }
-            O::ShuffleIdx => self.shuffle(sg, inst, ShuffleKind::Idx, mask)?,
-            O::ShuffleUp => self.shuffle(sg, inst, ShuffleKind::Up, mask)?,
-            O::ShuffleDown => self.shuffle(sg, inst, ShuffleKind::Down, mask)?,
-            O::ShuffleXor => self.shuffle(sg, inst, ShuffleKind::Xor, mask)?,
-            O::Broadcast => self.shuffle(sg, inst, ShuffleKind::Broadcast, mask)?,
-            O::Ballot | O::BallotFirstN => {
+            OpClass::Exchange(ExchangeOp::Shuffle(k)) => self.shuffle(sg, inst, ShuffleKind::of(k), mask)?,
+            OpClass::Exchange(ExchangeOp::Broadcast) => self.shuffle(sg, inst, ShuffleKind::Broadcast, mask)?,
+            OpClass::Exchange(ExchangeOp::Ballot) | OpClass::Exchange(ExchangeOp::BallotFirstN) => {
                 let (&[p], &[r]) = (args, results) else { return Err(arity()) };
                 self.expect(sg, inst, &[p], Type::BOOL)?;
                 self.expect(sg, inst, &[r], if op == O::Ballot { Type::U64 } else { Type::U32 })?;
@@ -651,7 +639,7 @@ impl Exec<'_, '_, '_, '_> {
                 }
                 self.set_lanes(sg, r, mask, |_| b);
             }
-            O::MatchAny | O::MatchAll => {
+            OpClass::Exchange(ExchangeOp::MatchAny) | OpClass::Exchange(ExchangeOp::MatchAll) => {
                 let (&[v], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, v, inst)?;
                 self.expect(sg, inst, &[r], Type::U64)?;
@@ -664,27 +652,23 @@ impl Exec<'_, '_, '_, '_> {
                     self.set_lanes(sg, r, mask, |_| m);
                 }
             }
-            O::ActiveMask => {
+            OpClass::Exchange(ExchangeOp::ActiveMask) => {
                 let &[r] = results else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::U64)?;
                 let m = simt::active_mask(mask, w as u32);
                 self.set_lanes(sg, r, mask, |_| m);
             }
-            O::LaneMaskLt => self.lane_mask(sg, inst, LaneMaskKind::Lt, mask)?,
-            O::LaneMaskLe => self.lane_mask(sg, inst, LaneMaskKind::Le, mask)?,
-            O::LaneMaskEq => self.lane_mask(sg, inst, LaneMaskKind::Eq, mask)?,
-            O::LaneMaskGe => self.lane_mask(sg, inst, LaneMaskKind::Ge, mask)?,
-            O::LaneMaskGt => self.lane_mask(sg, inst, LaneMaskKind::Gt, mask)?,
-            O::Elect => {
+            OpClass::Index(IndexOp::LaneMask(m)) => self.lane_mask(sg, inst, m, mask)?,
+            OpClass::Exchange(ExchangeOp::Elect) => {
                 let &[r] = results else { return Err(arity()) };
                 self.expect(sg, inst, &[r], Type::BOOL)?;
                 let out = simt::elect(mask, w as u32);
                 self.write_out(sg, r, mask, &out);
             }
-            O::VoteAll => self.vote(sg, inst, VoteKind::All, mask)?,
-            O::VoteAny => self.vote(sg, inst, VoteKind::Any, mask)?,
-            O::VoteEq => self.vote(sg, inst, VoteKind::Eq, mask)?,
-            O::SubgroupReduce | O::SubgroupScan => {
+            OpClass::Collective(Collective::VoteAll) => self.vote(sg, inst, VoteKind::All, mask)?,
+            OpClass::Collective(Collective::VoteAny) => self.vote(sg, inst, VoteKind::Any, mask)?,
+            OpClass::Collective(Collective::VoteEq) => self.vote(sg, inst, VoteKind::Eq, mask)?,
+            OpClass::Collective(Collective::Reduce) | OpClass::Collective(Collective::Scan) => {
                 let (Imm::Group { op: gop, tile, inclusive }, &[v], &[r]) = (data.imm, args, results) else {
                     return Err(arity());
                 };
@@ -699,7 +683,7 @@ impl Exec<'_, '_, '_, '_> {
                 let out = out.map_err(|_| self.sg_fault(sg, format!("`{op}` is not defined on {ty}"), inst))?;
                 self.write_out(sg, r, mask, &out);
             }
-            O::SegmentedReduce => {
+            OpClass::Collective(Collective::SegReduce) => {
                 let (Imm::Group { op: gop, tile, .. }, &[v, h], &[r]) = (data.imm, args, results) else {
                     return Err(arity());
                 };
@@ -714,13 +698,13 @@ impl Exec<'_, '_, '_, '_> {
                 self.write_out(sg, r, mask, &out);
             }
             // The subgroup always executes in lock-step and memory is sequentially consistent.
-            O::SubgroupSync | O::Fence => {}
+            OpClass::Sync(SyncOp::SubgroupSync) | OpClass::Sync(SyncOp::Fence) => {}
             // A scheduling hint only: no value or memory changes.
-            O::Nanosleep => {
+            OpClass::Sync(SyncOp::Nanosleep) => {
                 self.expect(sg, inst, args, Type::U32)?;
                 let &[_] = args else { return Err(arity()) };
             }
-            O::BlockSync | O::BlockSyncPred => {
+            OpClass::Sync(SyncOp::BlockSync) | OpClass::Sync(SyncOp::BlockSyncPred) => {
                 if mask != sg.live {
                     let msg =
                         format!("barrier reached under divergence (active lanes {mask:#x}, live lanes {:#x})", sg.live);
@@ -734,7 +718,7 @@ impl Exec<'_, '_, '_, '_> {
                 sg.state = State::Waiting(inst);
                 return Ok(Step::Wait);
             }
-            O::If => {
+            OpClass::If => {
                 let &[c] = args else { return Err(arity()) };
                 self.expect(sg, inst, args, Type::BOOL)?;
                 let Some(then) = data.regions[0].expand() else { return Err(arity()) };
@@ -746,13 +730,13 @@ impl Exec<'_, '_, '_, '_> {
                 let kind = Kind::Then { inst, else_mask: mask & !tm, yielded: 0 };
                 sg.frames.push(Frame { region: then, pc: 0, mask: tm, kind });
             }
-            O::Loop => {
+            OpClass::Loop => {
                 let Some(body) = data.regions[0].expand() else { return Err(arity()) };
                 self.expect_types(sg, inst, f.region_params(body), args, "loop initial values")?;
                 self.copy_lanes(sg, f.region_params(body), args, mask);
                 sg.frames.push(Frame { region: body, pc: 0, mask, kind: Kind::Loop { inst, brk: 0, cont: 0 } });
             }
-            O::Yield => {
+            OpClass::Terminator(Terminator::Yield) => {
                 let Some(top) = sg.frames.last() else { return Err(arity()) };
                 let owner = match top.kind {
                     Kind::Then { inst, .. } => inst,
@@ -772,7 +756,7 @@ impl Exec<'_, '_, '_, '_> {
                     top.mask = 0;
                 }
             }
-            O::Break | O::Continue => {
+            OpClass::Terminator(Terminator::Break) | OpClass::Terminator(Terminator::Continue) => {
                 let Some(li) = sg.frames.iter().rposition(|fr| matches!(fr.kind, Kind::Loop { .. })) else {
                     return Err(self.sg_fault(sg, format!("`{op}` outside a loop"), inst));
                 };
@@ -794,7 +778,7 @@ impl Exec<'_, '_, '_, '_> {
                     top.mask = 0;
                 }
             }
-            O::Return => {
+            OpClass::Terminator(Terminator::Return) => {
                 sg.live &= !mask;
                 if let Some(top) = sg.frames.last_mut() {
                     top.mask = 0;
@@ -809,7 +793,7 @@ impl Exec<'_, '_, '_, '_> {
         self.sg_fault(sg, format!("malformed `{op}` (operands, results or immediate)"), inst)
     }
 
-    fn lane_mask(&self, sg: &mut Subgroup, inst: Inst, kind: LaneMaskKind, mask: u64) -> Result<(), Fault> {
+    fn lane_mask(&self, sg: &mut Subgroup, inst: Inst, kind: LaneMask, mask: u64) -> Result<(), Fault> {
         let &[r] = self.f.inst_results(inst) else { return Err(self.arity(sg, inst)) };
         self.expect(sg, inst, &[r], Type::U64)?;
         let w = self.w as u32;

@@ -84,6 +84,7 @@
 
 use crate::eval::{canon, cast, combine, compare, identity, EvalError};
 use crate::inst::Tile;
+use crate::ops::LaneMask;
 use crate::ops::{CmpCond, GroupOp};
 use crate::types::ScalarType;
 
@@ -231,35 +232,32 @@ pub fn active_mask(active: u64, width: u32) -> u64 {
     active & width_mask(width)
 }
 
-/// Which `lanemask.*` op (CUDA `%lanemask_lt` … `%lanemask_gt`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum LaneMaskKind {
-    /// `lanemask.lt`: bits `j < lane`.
-    Lt,
-    /// `lanemask.le`: bits `j <= lane`.
-    Le,
-    /// `lanemask.eq`: bit `j == lane`.
-    Eq,
-    /// `lanemask.ge`: bits `j >= lane`.
-    Ge,
-    /// `lanemask.gt`: bits `j > lane`.
-    Gt,
+impl ShuffleKind {
+    /// The source rule of a `shuffle.*` op.
+    pub fn of(kind: crate::ops::ShuffleKind) -> ShuffleKind {
+        match kind {
+            crate::ops::ShuffleKind::Idx => ShuffleKind::Idx,
+            crate::ops::ShuffleKind::Up => ShuffleKind::Up,
+            crate::ops::ShuffleKind::Down => ShuffleKind::Down,
+            crate::ops::ShuffleKind::Xor => ShuffleKind::Xor,
+        }
+    }
 }
 
 /// `lanemask.*` for lane `lane` of a subgroup of `width` lanes: the bits `j` with `j < width` and
 /// `j ⋈ lane`. Independent of activity. A lane `>= min(width, 64)` gets the bits it would get as
 /// a lane past the end (e.g. `lt` is every lane of the subgroup, `eq` is 0).
-pub fn lane_mask(kind: LaneMaskKind, lane: u32, width: u32) -> u64 {
+pub fn lane_mask(kind: LaneMask, lane: u32, width: u32) -> u64 {
     let all = width_mask(width);
     // Bits strictly below `lane` (all 64 when `lane >= 64`).
     let below = if lane >= 64 { u64::MAX } else { (1u64 << lane) - 1 };
     let eq = if lane >= 64 { 0 } else { 1u64 << lane };
     all & match kind {
-        LaneMaskKind::Lt => below,
-        LaneMaskKind::Le => below | eq,
-        LaneMaskKind::Eq => eq,
-        LaneMaskKind::Ge => !below,
-        LaneMaskKind::Gt => !(below | eq),
+        LaneMask::Lt => below,
+        LaneMask::Le => below | eq,
+        LaneMask::Eq => eq,
+        LaneMask::Ge => !below,
+        LaneMask::Gt => !(below | eq),
     }
 }
 

@@ -3,11 +3,12 @@
 //! under a varying `if` and in a partial last subgroup, checked against a plain per-thread
 //! reference; plus the pure [`simt`] functions at their edges.
 
-use super::simt::{self, LaneMaskKind};
+use super::simt;
 use super::tests::{cfg, B, U32};
 use super::*;
 use crate::entities::Value;
 use crate::inst::Imm;
+use crate::ops::LaneMask;
 use crate::ops::{CmpCond, Dim, Opcode};
 
 /// What is written to the output before the run: inactive threads must leave it there.
@@ -294,7 +295,7 @@ fn simt_match_compares_canonical_bits() {
 
 #[test]
 fn simt_lane_masks_at_the_edges() {
-    use LaneMaskKind as K;
+    use LaneMask as K;
     let all = [K::Lt, K::Le, K::Eq, K::Ge, K::Gt];
     assert_eq!(all.map(|k| simt::lane_mask(k, 0, 64)), [0, 1, 1, u64::MAX, u64::MAX - 1]);
     assert_eq!(all.map(|k| simt::lane_mask(k, 63, 64)), [u64::MAX >> 1, u64::MAX, 1 << 63, 1 << 63, 0]);
