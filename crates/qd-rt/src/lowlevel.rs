@@ -495,12 +495,12 @@ fn host_args<'b>(f: &Function, argv: &[DeviceArg<'b>], device: &str) -> Result<H
     Ok((bufs, scalars))
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn is<T: Send + Sync>() {}
+/// Compile-time check: the handles a multi-threaded host shares are `Send + Sync`.
+const _: () = {
+    const fn is<T: Send + Sync>() {}
     is::<DeviceBuffer>();
     is::<CompiledKernel>();
     is::<cuda::CudaDevice>();
     is::<vulkan::VulkanDevice>();
     is::<crate::hsa::device::HsaGpu>();
-}
+};

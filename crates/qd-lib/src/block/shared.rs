@@ -69,14 +69,12 @@ pub(crate) fn const_int(b: &KernelBuilder<'_>, v: Val) -> Option<i128> {
     let s = v.scalar().filter(|s| s.is_int())?;
     let ValueDef::Result(inst, _) = f.values.get(v.value())?.def else { return None };
     let data = f.insts.get(inst)?;
-    match (data.opcode, data.imm) {
-        (Opcode::Const, Imm::Const(bits)) => Some(match (s.is_signed(), s.bytes()) {
-            (true, 4) => i128::from(bits as u32 as i32),
-            (true, _) => i128::from(bits as i64),
-            (false, _) => i128::from(bits),
-        }),
-        _ => None,
-    }
+    let (Opcode::Const, Imm::Const(bits)) = (data.opcode, data.imm) else { return None };
+    Some(match (s.is_signed(), s.bytes()) {
+        (true, 4) => i128::from(bits as u32 as i32),
+        (true, _) => i128::from(bits as i64),
+        (false, _) => i128::from(bits),
+    })
 }
 
 impl SharedArray {
