@@ -13,7 +13,7 @@ and `s_nop` included. The counts go to `llc19_counts.tsv` beside this script (ch
 `benches/examples/shuffle_catalog.rs`). `--check` recompiles and fails when the checked-in file
 differs. Needs llc-19 and llvm-objdump-19 (Debian: `apt-get install llvm-19`).
 
-How Quadrants writes the ops (shared/docs/quadrants-api.md sections 1.2, 1.5-1.7):
+How Quadrants writes the ops (docs/subgroup.md sections 3.3, 3.4 and 3.6 state the trees):
 
 * every shuffle goes through the AMDGPU cross-half gather `amdgpu_cross_half_shuffle_i32(target,
   value)`: self = mbcnt_hi(-1, mbcnt_lo(-1, 0)); swapped = permlane64(value) (the identity on gfx9);

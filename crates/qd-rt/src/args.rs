@@ -1,7 +1,7 @@
 //! Argument checking and the kernel parameter ABI shared by the devices: which argument a
 //! parameter takes, how a scalar is packed into its 8-byte launch slot, and the grid a launch uses.
 //!
-//! ABI (CONTRACTS6 B): one `.param` per MIR parameter, in order: `ptr<global,T>` → `.u64` device
+//! ABI (docs/ptx.md §2): one `.param` per MIR parameter, in order: `ptr<global,T>` → `.u64` device
 //! pointer, `bool` → `.u32` 0/1, `i32`/`u32`/`f32` → 4 bytes, `i64`/`u64`/`f64` → 8 bytes.
 
 use crate::error::RtError;

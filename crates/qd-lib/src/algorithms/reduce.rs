@@ -1,4 +1,4 @@
-//! Device-wide reductions (Quadrants `reduce_add/min/max`, quadrants-api.md §6.2): `out[0] =
+//! Device-wide reductions (Quadrants `reduce_add/min/max`, docs/algorithms.md §6): `out[0] =
 //! op(arr[0:n])`, the identity for `n = 0`.
 //!
 //! Multi-launch (every target): `D` phases of `_reduce_phase` — phase `k < D` reduces the

@@ -1,4 +1,4 @@
-//! Reduce-by-key (Quadrants `reduce_by_key_add`, quadrants-api.md §6.5): each run of
+//! Reduce-by-key (Quadrants `reduce_by_key_add`, docs/algorithms.md §6): each run of
 //! consecutive equal keys of `keys_in[0:n]` becomes one `(key, sum of its values)` in
 //! `keys_out`/`values_out`, in order; `num_runs[0]` is the number of runs.
 //!

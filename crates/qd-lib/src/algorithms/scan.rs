@@ -1,4 +1,4 @@
-//! Device-wide exclusive scans (Quadrants `exclusive_scan_add/min/max`, quadrants-api.md §6.3):
+//! Device-wide exclusive scans (Quadrants `exclusive_scan_add/min/max`, docs/algorithms.md §6):
 //! `out[0] = identity`, `out[i] = op(arr[0:i])`, out of place.
 //!
 //! Multi-launch (every target, `2D - 1` launches): `D == 1` is one tile phase; else the block

@@ -1,4 +1,4 @@
-//! Stream compaction (Quadrants `select`, quadrants-api.md §6.4): every element `i < n` whose
+//! Stream compaction (Quadrants `select`, docs/algorithms.md §6): every element `i < n` whose
 //! flag is non-zero is copied to `out[idx[i]]`, `idx` the exclusive add-scan of the flags, in
 //! order (stable); `num_out[0]` is the number copied. Elements are scalars, structs (one buffer
 //! per field, [`Elems::soa`]) or `k` consecutive scalars ([`Elems::aos`]).

@@ -1,5 +1,5 @@
 //! The `*_scratch_slots` helpers: how many scratch elements each algorithm needs for a capacity,
-//! with Quadrants' formulas exactly (quadrants-api.md §6.2–§6.7), so a buffer sized for Quadrants
+//! with Quadrants' formulas exactly (docs/algorithms.md §5), so a buffer sized for Quadrants
 //! is sized for qd. Every helper returns at least 1.
 
 use super::{natural_depth, MAX_LOG256};
@@ -103,7 +103,7 @@ pub fn sort_scratch_slots(n: u64, log256_max_n: Option<u32>) -> Result<u64, Buil
 mod tests {
     use super::*;
 
-    /// quadrants-api.md §6.7, natural depth: n, reduce, scan, select, rbk, sort.
+    /// The table of docs/algorithms.md §5, natural depth: n, reduce, scan, select, rbk, sort.
     const TABLE: [(u64, u64, u64, u64, u64, u64); 9] = [
         (0, 1, 1, 1, 1, 1),
         (1, 1, 1, 2, 1, 256),

@@ -1,4 +1,4 @@
-//! The device-wide radix sort (Quadrants `qd.algorithms.sort`, quadrants-api.md §6.6): a
+//! The device-wide radix sort (Quadrants `qd.algorithms.sort`, docs/algorithms.md §6): a
 //! stable ascending LSB radix sort of `keys` (and `values`) in place, 8 bits per pass.
 //!
 //! This module checks the arguments, adds the program checks, picks the strategy and lays out

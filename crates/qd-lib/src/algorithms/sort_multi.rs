@@ -1,4 +1,4 @@
-//! The multi-launch radix sort (Quadrants' phases, quadrants-api.md §6.6), on every target: per
+//! The multi-launch radix sort (Quadrants' phases, docs/algorithms.md §4 "Multi-launch"), on every target: per
 //! 8-bit pass `p` (`bit_start = 8p`, keys ping-pong `keys → tmp` for even `p`, `tmp → keys` for
 //! odd `p`):
 //! 1. `_radix_hist`: per 256-element tile `b` of the `num_blocks = ceil(n/256)` tiles, a 257-slot

@@ -1,6 +1,6 @@
 //! The multi-launch scan machinery every device-wide algorithm shares (Quadrants'
 //! `_reduce_phase`, `_scan_tile_phase`, `_scan_downsweep_phase`, `_emit_scan_inplace` and
-//! `_emit_scan`, quadrants-api.md §6.2–§6.6): each phase is one launch, the kernel boundary is the
+//! `_emit_scan`, docs/algorithms.md §4 "Multi-launch"): each phase is one launch, the kernel boundary is the
 //! grid-wide barrier, and the phases and their count depend on `log256_max_n` only.
 //!
 //! Regions are device values: a [`Span`] names a region of a buffer by a root offset and length

@@ -1,7 +1,7 @@
 //! Shared pieces of the device-wide algorithm families (`algo_*`): the options for a device, a
 //! program runner (with `QD_LIB_DUMP` of every kernel), the inputs (random, sorted, reversed,
 //! all-equal, few-distinct, special floats) and the plain-Rust references of reduce, scan,
-//! select and reduce-by-key, written from Quadrants' definitions (quadrants-api.md §6).
+//! select and reduce-by-key, written from Quadrants' definitions (restated in docs/algorithms.md §6).
 //!
 //! Float data is integer-valued and small (|x| ≤ 100) so every partial sum is exact: the float
 //! add results are then independent of the summation order, and the references can be exact

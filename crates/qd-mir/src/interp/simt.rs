@@ -12,9 +12,9 @@
 //! # Combination orders (bit-exact with the shuffle-tree expansion)
 //!
 //! Floating-point `add`/`mul` are not associative, so the order in which lanes are combined is part
-//! of the semantics. Every function follows the order fixed in `plan/CONTRACTS.md` ("Shared
-//! semantic decisions"), which is the order of the shuffle trees that the `expand` pass emits and
-//! that Quadrants uses (`quadrants-api.md` §1.5–§1.7):
+//! of the semantics. Every function follows the order fixed in docs/mir.md §5.12 ("Combination
+//! order is fixed"), which is the order of the shuffle trees that the `expand` pass emits and
+//! that Quadrants uses (docs/subgroup.md §3.3, §3.6):
 //!
 //! * [`reduce`]: inactive lanes hold the op's [`identity`]; butterfly for `k = 1, 2, 4, …, T/2`:
 //!   `v[i] = v[i] ⊕ v[i ^ k]` (own value on the LEFT). Every active lane gets its own tile's result.

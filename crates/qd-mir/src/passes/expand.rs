@@ -13,7 +13,7 @@
 //! - vote.all / vote.any: predicate to 0/1, butterfly with `and` / `or`;
 //! - vote.eq: `base = shuffle.idx(v, lane & ~(T-1))`, `cmp eq v, base`, then the all-butterfly;
 //! - segreduce: head distance from `ballot(head != 0)` and `clz` (u32 math in 32-lane
-//!   half-local coordinates for T ≤ 32, u64 for T = 64, as quadrants-api.md §1.6), then
+//!   half-local coordinates for T ≤ 32, u64 for T = 64, as docs/subgroup.md §3.6), then
 //!   `v = dist >= k ? v ⊕ shuffle.up(v, k) : v` (own value left).
 //!
 //! Bool values are carried as u32 0/1 through the shuffles (and converted back), combining with

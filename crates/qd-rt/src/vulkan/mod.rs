@@ -8,7 +8,7 @@
 //!   it is refused unless W is the device's size. When the device's size may vary (min < max),
 //!   every pipeline requires the default size, so the width the kernel was compiled for is the
 //!   width it runs at.
-//! * **ABI** (CONTRACTS7 A): descriptor set 0, buffer parameter k at binding k (a storage buffer);
+//! * **ABI** (docs/vulkan.md "ABI"): descriptor set 0, buffer parameter k at binding k (a storage buffer);
 //!   the scalar parameters in one push-constant block at offsets the back end reports.
 //! * **Limits** are checked before anything is created or launched, each failure naming the
 //!   limit: maxComputeSharedMemorySize, maxComputeWorkGroupSize / Invocations,
