@@ -4,12 +4,18 @@
 #![forbid(unsafe_code)]
 
 use qd_frontend::{BuildError, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Tile};
-use qd_mir::Function;
+use qd_mir::{Function, VerifiedKernel};
 
 /// Builds `@bench_kernel`: a grid-stride loop whose body mixes integer and float arithmetic,
 /// memory, a divergent `if`, a subgroup reduction and an inclusive scan — about 100 MIR
 /// instructions, the size the performance goals are stated for.
 pub fn build_kernel(ctx: &mut FunctionBuilderContext) -> Result<Function, BuildError> {
+    build_verified_kernel(ctx).map(VerifiedKernel::into_function)
+}
+
+/// [`build_kernel`], keeping the verifier's facts (`KernelBuilder::finish_verified`): the input of
+/// the back ends' `compile_verified`.
+pub fn build_verified_kernel(ctx: &mut FunctionBuilderContext) -> Result<VerifiedKernel, BuildError> {
     let mut b = KernelBuilder::new(ctx, "bench_kernel");
     let src = b.buffer("src", ScalarType::F32);
     let idx = b.buffer("idx", ScalarType::U32);
@@ -96,7 +102,7 @@ pub fn build_kernel(ctx: &mut FunctionBuilderContext) -> Result<Function, BuildE
         let out = b.add(poly, hf)?;
         b.store(dst, i, out)
     })?;
-    b.finish()
+    b.finish_verified()
 }
 
 #[cfg(test)]

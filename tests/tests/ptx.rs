@@ -1,16 +1,18 @@
 //! The PTX back end against its oracles: every kernel of every filetest (and of `docs/examples`)
 //! compiles for every target, `ptxas -arch=<target>` accepts each module, and the sm_90 PTX of
-//! each file is an insta snapshot a human reviews. Also the back end's errors: a feature a target
-//! lacks, a driver's PTX version cap, and an (op, type, target) with no lowering.
+//! each file is an insta snapshot a human reviews. Also the back end's errors, one test per
+//! `CompileError` variant it returns: a kernel that does not verify, an (op, type, target) with no
+//! lowering, a feature a target or a driver's PTX version cap lacks, shared memory past a
+//! target's, and (unreachable through the API) the rendering of an internal error.
 //!
 //! ptxas comes from NVIDIA's PyPI wheels (`scripts/test.sh` installs them under
 //! `$QD_TOOLS_DIR`, default `/opt/qd-tools`): CUDA 13 for sm_75+, CUDA 12 for sm_70 (CUDA 13
 //! dropped it). Without them the ptxas test says it is skipped — unless `QD_REQUIRE_PTXAS=1`
 //! (set by `scripts/test.sh`), when it fails.
 
-use qd_isel_ptx::{compile_kernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
+use qd_isel_ptx::{compile_kernel, compile_verified, CompileError, PtxOptions, PtxVersion, ReduceStrategy, Sm};
 use qd_mir::verify::verify_module;
-use qd_mir::{Function, Module};
+use qd_mir::{AnyEntity, Function, Module, Opcode, ScalarType, Type, VerifiedKernel};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -160,19 +162,24 @@ fn reduce_strategy_is_chosen_by_target_and_forceable() {
 }
 
 #[test]
-fn a_feature_the_target_lacks_is_an_error_naming_both() {
+fn a_feature_the_target_lacks_is_a_missing_capability_naming_both() {
     let f = kernel(REDUCE_U32);
     let e = compile_kernel(&f, &PtxOptions { reduce: ReduceStrategy::Redux, ..PtxOptions::new(Sm::Sm75) }).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("redux.sync") && msg.contains("sm_75") && msg.contains("sm_80"), "{msg}");
-    assert_eq!(e.op.as_deref(), Some("subgroup.reduce"));
+    assert!(
+        matches!(&e, CompileError::MissingCapability { target, capability, op: Some(Opcode::SubgroupReduce), at: Some(_) }
+            if target == "sm_75" && capability.contains("redux.sync")),
+        "{e:?}"
+    );
+    assert_eq!(e.inst().map(|i| f.insts[i].opcode), Some(Opcode::SubgroupReduce));
     // sm_70 too; sm_80+ accept it.
     assert!(compile_kernel(&f, &PtxOptions { reduce: ReduceStrategy::Redux, ..PtxOptions::new(Sm::Sm70) }).is_err());
     assert!(compile_kernel(&f, &PtxOptions { reduce: ReduceStrategy::Redux, ..PtxOptions::new(Sm::Sm86) }).is_ok());
 }
 
 #[test]
-fn an_op_type_target_without_lowering_is_an_error_naming_all_three() {
+fn an_op_type_target_without_lowering_is_unsupported_naming_all_three() {
     let f = kernel(
         &REDUCE_U32
             .replace("u32>", "f32>")
@@ -182,23 +189,111 @@ fn an_op_type_target_without_lowering_is_an_error_naming_all_three() {
     let e = compile_kernel(&f, &PtxOptions { reduce: ReduceStrategy::Redux, ..PtxOptions::new(Sm::Sm90) }).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("subgroup.reduce") && msg.contains("f32") && msg.contains("sm_90"), "{msg}");
-    assert_eq!(e.ty.as_deref(), Some("f32"));
+    assert!(
+        matches!(&e, CompileError::Unsupported { target, op: Some(Opcode::SubgroupReduce), ty: Some(Type::Scalar(ScalarType::F32)), at: Some(_), .. }
+            if target == "sm_90"),
+        "{e:?}"
+    );
+    // A kernel built for another subgroup width: unsupported, with no op to blame.
+    let g = kernel("kernel @k() block(16, 1, 1) grid(1, 1, 1) subgroup(16) {\n  return\n}\n");
+    let e = compile_kernel(&g, &PtxOptions::new(Sm::Sm80)).unwrap_err();
+    assert!(matches!(&e, CompileError::Unsupported { op: None, ty: None, at: None, .. }), "{e:?}");
+    assert!(e.to_string().contains("subgroup(16)") && e.to_string().contains("32 lanes"), "{e}");
 }
 
 #[test]
 fn the_driver_version_caps_the_ptx_version() {
     let f = kernel(REDUCE_U32);
-    // A CUDA 11.0 driver loads PTX 7.0: fine for sm_80; sm_90 needs 7.8.
+    // A CUDA 11.0 driver loads PTX 7.0: fine for sm_80; sm_90 itself needs 7.8.
     let cap = Some(PtxVersion::from_driver_version(11000));
     assert!(compile_kernel(&f, &PtxOptions { max_version: cap, ..PtxOptions::new(Sm::Sm80) }).is_ok());
     let e = compile_kernel(&f, &PtxOptions { max_version: cap, ..PtxOptions::new(Sm::Sm90) }).unwrap_err();
     assert!(e.to_string().contains("7.8") && e.to_string().contains("7.0"), "{e}");
+    assert!(
+        matches!(&e, CompileError::MissingCapability { target, capability, op: None, at: None }
+            if target == "sm_90" && capability.starts_with("PTX ISA 7.8")),
+        "{e:?}"
+    );
+    // A CUDA 11.8 driver loads 7.8, enough for sm_90, but not for the `elect.sync` (PTX 8.0) of
+    // this kernel's `elect`: the error blames it.
+    let g = kernel(
+        "kernel @e(%a: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %p = ptr.offset %a, %t : ptr<global, u32>
+  %b = elect : bool
+  %v = cast %b : u32
+  store %p, %v
+  return
+}
+",
+    );
+    let cap = Some(PtxVersion::from_driver_version(11080));
+    let e = compile_kernel(&g, &PtxOptions { max_version: cap, ..PtxOptions::new(Sm::Sm90) }).unwrap_err();
+    assert!(
+        matches!(&e, CompileError::MissingCapability { capability, op: Some(Opcode::Elect), at: Some(_), .. }
+            if capability.starts_with("PTX ISA 8.0")),
+        "{e:?}"
+    );
+    assert_eq!(e.inst().map(|i| g.insts[i].opcode), Some(Opcode::Elect));
+    // sm_80 has no `elect.sync`: the same kernel compiles there without it.
+    assert!(compile_kernel(&g, &PtxOptions { max_version: cap, ..PtxOptions::new(Sm::Sm80) }).is_ok());
 }
 
 #[test]
-fn a_kernel_that_does_not_verify_is_an_error() {
+fn shared_memory_past_the_targets_is_a_limit() {
+    // 65533 bytes as the verifier counts them (under its 64 KiB), but the second array starts at
+    // byte 8: 65552 bytes once aligned, over sm_75's 64 KiB; sm_70 has 96 KiB.
+    let f = kernel(
+        "kernel @big() block(64, 1, 1) grid(1, 1, 1) {\n  shared @a: [bool; 1]\n  shared @b: [u32; 16383]\n  return\n}\n",
+    );
+    let e = compile_kernel(&f, &PtxOptions::new(Sm::Sm75)).unwrap_err();
+    assert!(
+        matches!(&e, CompileError::Limit { target, what, needed: 65552, max: 65536 }
+            if target == "sm_75" && what == "bytes of shared memory"),
+        "{e:?}"
+    );
+    assert_eq!(e.inst(), None);
+    let k = compile_kernel(&f, &PtxOptions::new(Sm::Sm70)).expect("fits sm_70");
+    assert_eq!(k.dynamic_shared_bytes, 65552);
+}
+
+#[test]
+fn a_kernel_that_does_not_verify_is_a_verify_error() {
     let mut f = kernel(REDUCE_U32);
     f.launch.block = [0, 1, 1];
     let e = compile_kernel(&f, &PtxOptions::new(Sm::Sm90)).unwrap_err();
     assert!(e.to_string().contains("does not verify"), "{e}");
+    match &e {
+        CompileError::Verify { kernel, errors, rendered } => {
+            assert_eq!(kernel, "r");
+            assert!(errors.0.iter().any(|v| v.location == AnyEntity::Function && v.message.contains("is 0")));
+            assert!(rendered.contains("block dimension x is 0"), "{rendered}");
+        }
+        other => panic!("expected a verifier error, got {other:?}"),
+    }
+    assert_eq!(e.target(), None);
+}
+
+#[test]
+fn compile_verified_gives_what_compile_kernel_gives() {
+    for f in [kernel(REDUCE_U32), kernel(&REDUCE_U32.replace("reduce add", "scan exclusive max"))] {
+        let k = VerifiedKernel::new(f.clone()).expect("verifies");
+        for t in Sm::ALL {
+            let opts = PtxOptions::new(t);
+            assert_eq!(compile_verified(&k, &opts), compile_kernel(&f, &opts), "{t}");
+        }
+        let forced = PtxOptions { reduce: ReduceStrategy::Redux, ..PtxOptions::new(Sm::Sm75) };
+        assert_eq!(compile_verified(&k, &forced).is_err(), compile_kernel(&f, &forced).is_err());
+    }
+}
+
+/// `CompileError::Internal` is a back-end defect: every check that can only fail on MIR the
+/// verifier rejects. `compile_kernel` verifies first and `compile_verified` takes only kernels
+/// the verifier made ([`VerifiedKernel`] has no other constructor), so no public entry point
+/// reaches one; what a user would see is its rendering.
+#[test]
+fn an_internal_error_renders_as_a_defect() {
+    let e = CompileError::internal(Sm::Sm90, "value v3 used before its definition");
+    assert_eq!(e.to_string(), "internal error compiling for sm_90 (a qd defect): value v3 used before its definition");
+    assert!(matches!(&e, CompileError::Internal { target, at: None, .. } if target == "sm_90"));
 }

@@ -1,17 +1,22 @@
 //! The SPIR-V back end against its oracles: every kernel of every filetest, of `docs/examples`
 //! and (when dumped) of the interpreter tests compiles for vulkan1.1, vulkan1.2 and vulkan1.3,
 //! `spirv-val --target-env <env>` accepts each module, and the vulkan1.1 spvasm of each filetest
-//! is an insta snapshot a human reviews. Also the back end's errors: a capability the device
-//! lacks, a subgroup width mismatch, an (op, type, strategy) with no lowering, device limits.
+//! is an insta snapshot a human reviews. Also the back end's errors, one test per `CompileError`
+//! variant it returns: a capability the device lacks, a subgroup width mismatch, an
+//! (op, type, strategy) with no lowering, device limits, a kernel that does not verify, and
+//! (unreachable through the API) the rendering of an internal error.
 //!
 //! spirv-val comes from Debian's `spirv-tools` (`scripts/test.sh` installs it). Without it the
 //! validation test says it is skipped — unless `QD_REQUIRE_SPIRV_VAL=1`, when it fails. The
 //! interpreter-test kernels are read from `QD_KERNEL_CORPUS` (default `target/qd-kernel-corpus`,
 //! written by `QD_DUMP_KERNELS=DIR cargo test -p qd-mir --lib interp::`) when that directory exists.
 
-use qd_isel_spirv::{compile_kernel, disassemble, DeviceCaps, ReduceStrategy, SpirvOptions, SubgroupOps, TargetEnv};
+use qd_isel_spirv::{
+    compile_kernel, compile_verified, disassemble, CompileError, DeviceCaps, ReduceStrategy, SpirvOptions, SubgroupOps,
+    TargetEnv,
+};
 use qd_mir::verify::verify_module;
-use qd_mir::{Function, Module};
+use qd_mir::{AnyEntity, Function, Module, Opcode, ScalarType, Type, VerifiedKernel};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -184,13 +189,16 @@ fn reduce_strategy_is_chosen_by_device_and_forceable() {
     let text = asm(&reduce("u32", ""), &SpirvOptions { reduce: ReduceStrategy::ShuffleTree, ..lvp });
     assert!(!text.contains("OpGroupNonUniformIAdd") && text.contains("OpGroupNonUniformShuffleXor"), "{text}");
     let e = compile_kernel(&tile, &SpirvOptions { reduce: ReduceStrategy::Clustered, ..lvp }).unwrap_err();
-    assert_eq!(e.capability.as_deref(), Some("GroupNonUniformClustered"));
-    assert_eq!(e.op.as_deref(), Some("subgroup.reduce"));
+    assert!(
+        matches!(&e, CompileError::MissingCapability { target, capability, op: Some(Opcode::SubgroupReduce), at: Some(_) }
+            if target == "vulkan1.1" && capability.starts_with("GroupNonUniformClustered ")),
+        "{e:?}"
+    );
     assert!(e.to_string().contains("vulkan1.1") && e.to_string().contains("CLUSTERED"), "{e}");
 }
 
 #[test]
-fn a_strategy_without_an_exact_lowering_is_an_error_naming_op_type_and_target() {
+fn a_strategy_without_an_exact_lowering_is_unsupported_naming_op_type_and_target() {
     let f = reduce("f32", "");
     let opts = SpirvOptions {
         reduce: ReduceStrategy::GroupArithmetic,
@@ -199,20 +207,31 @@ fn a_strategy_without_an_exact_lowering_is_an_error_naming_op_type_and_target() 
     let e = compile_kernel(&f, &opts).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("subgroup.reduce") && msg.contains("f32") && msg.contains("vulkan1.2"), "{msg}");
-    assert_eq!(e.ty.as_deref(), Some("f32"));
+    assert!(
+        matches!(&e, CompileError::Unsupported { target, op: Some(Opcode::SubgroupReduce), ty: Some(Type::Scalar(ScalarType::F32)), at: Some(_), .. }
+            if target == "vulkan1.2"),
+        "{e:?}"
+    );
+    // The instruction it blames is the reduction's.
+    let at = e.inst().expect("blames an instruction");
+    assert_eq!(f.insts[at].opcode, Opcode::SubgroupReduce);
 }
 
 #[test]
-fn a_capability_the_device_lacks_is_an_error_naming_it_and_the_op() {
+fn a_capability_the_device_lacks_is_a_missing_capability_naming_it_and_the_op() {
     let env = TargetEnv::Vulkan1_3;
     let no64 = DeviceCaps { float64: false, int64: false, ..DeviceCaps::lavapipe() };
     let e = compile_kernel(&reduce("f64", ""), &SpirvOptions::new(env, no64)).unwrap_err();
-    assert_eq!(e.capability.as_deref(), Some("Float64"));
-    assert_eq!(e.ty.as_deref(), Some("f64"));
+    let missing = |e: &CompileError, cap: &str| match e {
+        CompileError::MissingCapability { target, capability, .. } => {
+            target == env.name() && capability.starts_with(&format!("{cap} ("))
+        }
+        _ => false,
+    };
+    assert!(missing(&e, "Float64"), "{e:?}");
     assert!(e.to_string().contains("shaderFloat64") && e.to_string().contains("vulkan1.3"), "{e}");
     let e = compile_kernel(&reduce("u64", ""), &SpirvOptions::new(env, no64)).unwrap_err();
-    assert_eq!(e.capability.as_deref(), Some("Int64"));
-    assert_eq!(e.ty.as_deref(), Some("u64"));
+    assert!(missing(&e, "Int64"), "{e:?}");
     let no_shuffle = DeviceCaps {
         subgroup_ops: SubgroupOps { shuffle: false, ..DeviceCaps::lavapipe().subgroup_ops },
         ..DeviceCaps::lavapipe()
@@ -230,8 +249,9 @@ fn a_capability_the_device_lacks_is_an_error_naming_it_and_the_op() {
 ",
     );
     let e = compile_kernel(&f, &SpirvOptions::new(env, no_shuffle)).unwrap_err();
-    assert_eq!(e.capability.as_deref(), Some("GroupNonUniformShuffle"));
-    assert_eq!(e.op.as_deref(), Some("shuffle.xor"));
+    assert!(missing(&e, "GroupNonUniformShuffle"), "{e:?}");
+    assert_eq!(e.op(), Some(Opcode::ShuffleXor));
+    assert_eq!(e.inst().map(|i| f.insts[i].opcode), Some(Opcode::ShuffleXor));
     let no_fadd = DeviceCaps { float32_atomic_add: false, ..DeviceCaps::lavapipe() };
     let f = kernel(
         "kernel @fa(%a: ptr<global, f32>) block(8, 1, 1) grid(1, 1, 1) {
@@ -244,35 +264,48 @@ fn a_capability_the_device_lacks_is_an_error_naming_it_and_the_op() {
 ",
     );
     let e = compile_kernel(&f, &SpirvOptions::new(env, no_fadd)).unwrap_err();
-    assert_eq!(e.capability.as_deref(), Some("AtomicFloat32AddEXT"));
-    assert_eq!(e.op.as_deref(), Some("atomic.rmw"));
+    assert!(missing(&e, "AtomicFloat32AddEXT"), "{e:?}");
+    assert_eq!(e.op(), Some(Opcode::AtomicRmw));
     let text = asm(&f, &SpirvOptions::new(env, DeviceCaps::lavapipe()));
     assert!(text.contains("OpExtension \"SPV_EXT_shader_atomic_float_add\"") && text.contains("OpAtomicFAddEXT"));
 }
 
 #[test]
-fn a_subgroup_width_mismatch_is_an_error_naming_both_widths() {
+fn a_subgroup_width_mismatch_is_unsupported_naming_both_widths() {
     let f = kernel("kernel @k() block(16, 1, 1) grid(1, 1, 1) subgroup(16) {\n  return\n}\n");
     let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("subgroup(16)") && msg.contains("8 lanes") && msg.contains("vulkan1.1"), "{msg}");
+    assert!(matches!(e, CompileError::Unsupported { op: None, ty: None, at: None, .. }), "{e:?}");
     let caps16 = DeviceCaps { subgroup_size: 16, ..DeviceCaps::lavapipe() };
     assert!(compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, caps16)).is_ok());
 }
 
 #[test]
-fn device_limits_are_errors_naming_the_limit() {
+fn device_limits_are_limit_errors_naming_the_limit() {
     let f = kernel("kernel @big() block(64, 1, 1) grid(1, 1, 1) {\n  shared @s: [f64; 5000]\n  return\n}\n");
     let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
     assert!(e.to_string().contains("maxComputeSharedMemorySize") && e.to_string().contains("40000"), "{e}");
+    assert!(
+        matches!(&e, CompileError::Limit { target, what, needed: 40000, max: 32768 }
+            if target == "vulkan1.1" && what.contains("maxComputeSharedMemorySize")),
+        "{e:?}"
+    );
     let small = DeviceCaps { max_workgroup_invocations: 32, ..DeviceCaps::lavapipe() };
     let g = kernel("kernel @wide() block(64, 1, 1) grid(1, 1, 1) {\n  return\n}\n");
     let e = compile_kernel(&g, &SpirvOptions::new(TargetEnv::Vulkan1_1, small)).unwrap_err();
     assert!(e.to_string().contains("maxComputeWorkGroupInvocations"), "{e}");
+    assert!(matches!(&e, CompileError::Limit { needed: 64, max: 32, .. }), "{e:?}");
+    // Bools take a 4-byte word each in workgroup memory: 8192 of them are 8 KiB to the verifier,
+    // 32 KiB here, over a 16 KiB device.
+    let b = kernel("kernel @bools() block(64, 1, 1) grid(1, 1, 1) {\n  shared @s: [bool; 8192]\n  return\n}\n");
+    let tiny = DeviceCaps { max_shared_bytes: 16 * 1024, ..DeviceCaps::lavapipe() };
+    let e = compile_kernel(&b, &SpirvOptions::new(TargetEnv::Vulkan1_1, tiny)).unwrap_err();
+    assert!(matches!(&e, CompileError::Limit { needed: 32768, max: 16384, .. }), "{e:?}");
 }
 
 #[test]
-fn a_pointer_with_two_bases_is_an_error() {
+fn a_pointer_with_two_bases_is_unsupported() {
     let f = kernel(
         "kernel @two(%a: ptr<global, u32>, %b: ptr<global, u32>) block(8, 1, 1) grid(1, 1, 1) {
   %t = thread_id x : u32
@@ -285,7 +318,11 @@ fn a_pointer_with_two_bases_is_an_error() {
 ",
     );
     let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
-    assert_eq!(e.op.as_deref(), Some("select"));
+    assert!(
+        matches!(&e, CompileError::Unsupported { op: Some(Opcode::Select), ty: Some(Type::Ptr(..)), at: Some(_), .. }),
+        "{e:?}"
+    );
+    assert_eq!(e.inst().map(|i| f.insts[i].opcode), Some(Opcode::Select));
     assert!(e.to_string().contains("two different buffers"), "{e}");
 }
 
@@ -309,9 +346,47 @@ fn the_abi_puts_buffers_in_bindings_and_scalars_in_push_constants() {
 }
 
 #[test]
-fn a_kernel_that_does_not_verify_is_an_error() {
+fn a_kernel_that_does_not_verify_is_a_verify_error() {
     let mut f = reduce("u32", "");
     f.launch.block = [0, 1, 1];
     let e = compile_kernel(&f, &SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe())).unwrap_err();
     assert!(e.to_string().contains("does not verify"), "{e}");
+    match &e {
+        CompileError::Verify { kernel, errors, rendered } => {
+            assert_eq!(kernel, "r");
+            assert!(errors.0.iter().any(|v| v.location == AnyEntity::Function && v.message.contains("is 0")));
+            assert!(rendered.contains("block dimension x is 0"), "{rendered}");
+        }
+        other => panic!("expected a verifier error, got {other:?}"),
+    }
+    assert_eq!(e.target(), None);
+}
+
+#[test]
+fn compile_verified_gives_what_compile_kernel_gives() {
+    let opts = SpirvOptions::new(TargetEnv::Vulkan1_1, DeviceCaps::lavapipe());
+    for f in [reduce("u32", ""), reduce("f32", "tile(2) "), reduce("f64", "")] {
+        let k = VerifiedKernel::new(f.clone()).expect("verifies");
+        assert_eq!(compile_verified(&k, &opts), compile_kernel(&f, &opts));
+    }
+    // The errors too (the facts change nothing about them).
+    let no64 = DeviceCaps { float64: false, int64: false, ..DeviceCaps::lavapipe() };
+    let f = reduce("f64", "");
+    let k = VerifiedKernel::new(f.clone()).expect("verifies");
+    let opts = SpirvOptions::new(TargetEnv::Vulkan1_1, no64);
+    assert_eq!(compile_verified(&k, &opts).unwrap_err(), compile_kernel(&f, &opts).unwrap_err());
+}
+
+/// `CompileError::Internal` is a back-end defect: every check that can only fail on MIR the
+/// verifier rejects. `compile_kernel` verifies first and `compile_verified` takes only kernels
+/// the verifier made ([`VerifiedKernel`] has no other constructor), so no public entry point
+/// reaches one; what a user would see is its rendering.
+#[test]
+fn an_internal_error_renders_as_a_defect() {
+    let e = CompileError::internal(TargetEnv::Vulkan1_1, "value v3 used before its definition");
+    assert_eq!(
+        e.to_string(),
+        "internal error compiling for vulkan1.1 (a qd defect): value v3 used before its definition"
+    );
+    assert_eq!(e.target(), Some("vulkan1.1"));
 }

@@ -6,8 +6,7 @@
 //! the real ones. Lines are written straight into one `String` (no instruction objects), which
 //! keeps MIR → text in the microseconds.
 
-use crate::target::{Feature, PtxVersion, Sm};
-use crate::CompileError;
+use crate::target::{PtxVersion, Sm};
 use core::fmt::{self, Write};
 use qd_mir::{AddrSpace, ScalarType, Type};
 
@@ -126,7 +125,8 @@ pub(crate) struct Emitter {
     body: String,
     counts: [u32; 5],
     labels: u32,
-    version: PtxVersion,
+    /// The `.version` the target and the features used so far need.
+    pub version: PtxVersion,
 }
 
 impl Emitter {
@@ -171,25 +171,6 @@ impl Emitter {
         self.body.push_str("\t// ");
         let _ = self.body.write_fmt(args);
         self.body.push('\n');
-    }
-
-    /// Records that the kernel uses `f`: raises the `.version`, or fails on a target without it.
-    pub(crate) fn need(&mut self, f: Feature, op: &str) -> Result<(), CompileError> {
-        if self.target < f.min_target() {
-            return Err(CompileError::op(
-                self.target,
-                op,
-                None,
-                format!("needs `{}`, which {} lacks (it needs {} or newer)", f.name(), self.target, f.min_target()),
-            ));
-        }
-        self.version = self.version.max(f.min_version());
-        Ok(())
-    }
-
-    /// The `.version` the features so far need.
-    pub(crate) fn version(&self) -> PtxVersion {
-        self.version
     }
 
     /// The `.reg` declarations of every register used.

@@ -1,14 +1,15 @@
 //! `qd-isel-ptx`: MIR → PTX text for sm_70 … sm_90, with no LLVM and no NVRTC.
 //!
-//! [`compile_kernel`] turns one verified kernel into a PTX module (`.version`, `.target`,
-//! `.address_size 64` and one `.visible .entry`) that the CUDA driver JIT-loads and `ptxas`
-//! accepts. Registers are virtual (ptxas allocates them); structured regions become labels and
-//! predicated `bra`; subgroup ops become the `.sync` warp instructions with member masks taken
-//! from the MIR's structure (the full mask where the uniformity analysis proves every lane of
-//! the warp active, `activemask` elsewhere). Reductions pick `redux.sync` (sm_80+, 32-bit
-//! integers) or a `shfl.sync` tree by cost, or as forced by [`ReduceStrategy`]. The `.version`
-//! is the lowest the target and the features used allow, capped by the driver's
-//! ([`PtxOptions::max_version`]). See `docs/ptx.md`.
+//! [`compile_kernel`] (or, for a kernel already verified, [`compile_verified`]) turns one kernel
+//! into a PTX module (`.version`, `.target`, `.address_size 64` and one `.visible .entry`) that
+//! the CUDA driver JIT-loads and `ptxas` accepts. Registers are virtual (ptxas allocates them);
+//! structured regions become labels and predicated `bra`; subgroup ops become the `.sync` warp
+//! instructions with member masks taken from the MIR's structure (the full mask where the
+//! verifier's uniformity facts prove every lane of the warp active, `activemask` elsewhere).
+//! Reductions pick `redux.sync` (sm_80+, 32-bit integers) or a `shfl.sync` tree by cost, or as
+//! forced by [`ReduceStrategy`]. The `.version` is the lowest the target and the features used
+//! allow, capped by the driver's ([`PtxOptions::max_version`]). Errors are
+//! [`qd_mir::CompileError`]s. See `docs/ptx.md`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -18,8 +19,9 @@ mod scalar;
 mod target;
 mod warp;
 
-use core::fmt;
 pub use lower::grid_for;
+pub use qd_mir::CompileError;
+use qd_mir::{KernelFacts, VerifiedKernel};
 pub use target::{Feature, PtxVersion, Sm};
 
 /// How subgroup reductions are lowered.
@@ -92,55 +94,28 @@ pub struct PtxKernel {
     pub dynamic_shared_bytes: u32,
 }
 
-/// Why a kernel cannot be compiled for a target: names the op, the type and the target.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError {
-    /// The target.
-    pub target: Sm,
-    /// The op (its MIR text name), when one op is the cause.
-    pub op: Option<String>,
-    /// The type involved, when one is.
-    pub ty: Option<String>,
-    /// What is wrong.
-    pub message: String,
+/// Compiles one verified kernel (from [`qd_mir::VerifiedKernel::new`] or a builder's
+/// `finish_verified`) to a PTX module, with the facts the verifier computed: nothing is checked or
+/// analysed again.
+pub fn compile_verified(k: &VerifiedKernel, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
+    lower_with(k.function(), k.facts(), opts)
 }
 
-impl CompileError {
-    pub(crate) fn new(target: Sm, message: impl Into<String>) -> CompileError {
-        CompileError { target, op: None, ty: None, message: message.into() }
-    }
-
-    pub(crate) fn op(target: Sm, op: &str, ty: Option<String>, message: impl Into<String>) -> CompileError {
-        CompileError { target, op: Some(op.to_string()), ty, message: message.into() }
-    }
-}
-
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot compile for {}", self.target)?;
-        if let Some(op) = &self.op {
-            write!(f, ": `{op}`")?;
-            if let Some(ty) = &self.ty {
-                write!(f, " on {ty}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for CompileError {}
-
-/// Compiles one kernel to a PTX module. The kernel must pass the MIR verifier (it is run first;
-/// its errors come back as a [`CompileError`]).
+/// Compiles one kernel to a PTX module: the MIR verifier (its errors come back as
+/// [`CompileError::Verify`]), then the lowering of [`compile_verified`].
 pub fn compile_kernel(f: &qd_mir::Function, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
-    if let Err(e) = qd_mir::verify::verify_function(f) {
-        return Err(CompileError::new(opts.target, format!("the kernel does not verify:\n{}", e.render(f))));
-    }
+    let facts = qd_mir::verify::verify_function(f).map_err(|errors| CompileError::verify(f, errors))?;
+    lower_with(f, &facts, opts)
+}
+
+fn lower_with(f: &qd_mir::Function, facts: &KernelFacts, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
     if let Some(w) = f.launch.subgroup_size.filter(|&w| w != 32) {
-        return Err(CompileError::new(
+        return Err(CompileError::unsupported(
             opts.target,
+            None,
+            None,
             format!("kernel @{} was built for subgroup({w}); a CUDA warp has 32 lanes", f.name),
         ));
     }
-    lower::lower_kernel(f, opts)
+    lower::lower_kernel(f, facts, opts)
 }

@@ -13,14 +13,14 @@
 //! is in `scalar.rs`, warp and block ops in `warp.rs`.
 
 use crate::emit::{bits, ins, Class, Emitter, Label, Reg};
+use crate::scalar::ScalarOp;
+use crate::target::Feature;
 use crate::{scalar, warp, CompileError, PtxKernel, PtxOptions};
 use core::fmt::Write;
 use cranelift_entity::SecondaryMap;
-use qd_mir::analysis::uniformity::Uniformity;
-use qd_mir::analysis::Layout;
 use qd_mir::{
-    AddrSpace, AtomicOp, Function, GridPolicy, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr, Type,
-    Value,
+    AddrSpace, AtomicOp, Function, GridPolicy, Imm, Inst, KernelFacts, MemoryOp, OpClass, Opcode, Region, ScalarType,
+    Scope, SharedArr, Type, Value,
 };
 
 /// Static shared memory a kernel may declare; above it the arrays go to dynamic shared memory.
@@ -40,11 +40,10 @@ pub(crate) struct Lower<'a> {
     pub opts: &'a PtxOptions,
     pub e: Emitter,
     regs: SecondaryMap<Value, Option<Reg>>,
-    uni: Uniformity,
+    /// The verifier's facts (uniformity, divergent returns).
+    facts: &'a KernelFacts,
     /// Every warp of a block is whole (threads per block a multiple of 32).
     whole_warps: bool,
-    /// Some `return` sits under a varying condition: no region is known to be fully active.
-    divergent_return: bool,
     frames: Vec<Frame>,
     /// Byte offset of each shared array in the kernel's one shared block.
     shared_off: SecondaryMap<SharedArr, u32>,
@@ -56,42 +55,44 @@ pub(crate) struct Lower<'a> {
     linear_tid: Option<Reg>,
     /// The instruction being lowered (for error messages).
     pub cur_inst: Option<Inst>,
+    /// The instruction whose feature raised the `.version` last (blamed when a driver's cap is
+    /// below it).
+    version_by: Option<Inst>,
 }
 
-/// Lowers one verified kernel.
-pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
+/// Lowers one verified kernel with the verifier's facts.
+pub(crate) fn lower_kernel(f: &Function, facts: &KernelFacts, opts: &PtxOptions) -> Result<PtxKernel, CompileError> {
     let t = opts.target;
-    let layout = Layout::new(f);
-    let uni = Uniformity::with_layout(f, &layout);
-    let divergent_return = layout.insts().iter().any(|&i| {
-        f.insts[i].opcode == Opcode::Return && layout.inst_pos(i).is_some_and(|p| !uni.is_uniform_region(p.region))
-    });
-    let threads: u64 = f.launch.block.iter().map(|&d| u64::from(d)).product();
     let mut lw = Lower {
         f,
         opts,
         e: Emitter::new(t),
         regs: SecondaryMap::new(),
-        uni,
-        whole_warps: threads % 32 == 0,
-        divergent_return,
+        facts,
+        whole_warps: facts.whole_subgroups(32),
         frames: Vec::new(),
         shared_off: SecondaryMap::new(),
         shared_sym: "qd_shared",
         region: f.body,
         linear_tid: None,
         cur_inst: None,
+        version_by: None,
     };
 
-    // Shared arrays: one block, each array aligned to 8 bytes.
-    let mut total: u32 = 0;
+    // Shared arrays: one block, each array aligned to 8 bytes (the verifier bounds the sum of
+    // their sizes; the alignment may still take it past what the target has).
+    let mut total: u64 = 0;
     for (arr, data) in f.shared.iter() {
         total = total.next_multiple_of(8);
-        lw.shared_off[arr] = total;
-        let bytes = data.elem.bytes().checked_mul(data.len).and_then(|b| total.checked_add(b));
-        total = bytes.ok_or_else(|| CompileError::new(t, format!("shared array @{} is too large", data.name)))?;
+        lw.shared_off[arr] = total as u32;
+        total += u64::from(data.elem.bytes()) * u64::from(data.len);
     }
     let total = total.next_multiple_of(16);
+    let max = t.max_shared_bytes();
+    let total = u32::try_from(total)
+        .ok()
+        .filter(|&b| b <= max)
+        .ok_or_else(|| CompileError::limit(t, "bytes of shared memory", total, u64::from(max)))?;
     let dynamic = total > STATIC_SHARED_LIMIT;
     if dynamic {
         lw.shared_sym = "qd_dyn_shared";
@@ -103,9 +104,9 @@ pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel,
         let decl = match p.ty {
             Type::Ptr(AddrSpace::Global, _) => "u64",
             Type::Ptr(AddrSpace::Shared, _) => {
-                return Err(CompileError::new(
+                return Err(CompileError::internal(
                     t,
-                    format!("parameter %{} is a shared pointer, which the host cannot pass", p.name),
+                    format!("parameter %{} is a shared pointer, which the verifier rejects", p.name),
                 ))
             }
             Type::Scalar(ScalarType::Bool) => "u32",
@@ -138,13 +139,22 @@ pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel,
         ins!(lw.e, "ret");
     }
 
-    let version = lw.e.version();
+    let version = lw.e.version;
     if let Some(cap) = opts.max_version {
         if version > cap {
-            return Err(CompileError::new(
+            // The target's own minimum, or the op whose instruction raised the version.
+            let by = lw.version_by.filter(|_| t.min_version() <= cap);
+            let why =
+                if by.is_some() { "for the instruction it uses".to_string() } else { format!("the oldest {t} takes") };
+            let e = CompileError::missing_capability(
                 t,
-                format!("the kernel needs PTX ISA {version} ({t} and the features it uses), newer than the {cap} the driver loads"),
-            ));
+                format!("PTX ISA {version} ({why}; the driver loads up to {cap})"),
+                by.map(|i| f.insts[i].opcode),
+            );
+            return Err(match by {
+                Some(i) => e.at(i),
+                None => e,
+            });
         }
     }
     let body = lw.e.take_body();
@@ -177,7 +187,31 @@ pub(crate) fn lower_kernel(f: &Function, opts: &PtxOptions) -> Result<PtxKernel,
 impl Lower<'_> {
     /// The register of a value (allocated at its definition).
     pub(crate) fn r(&self, v: Value) -> Result<Reg, CompileError> {
-        self.regs[v].ok_or_else(|| CompileError::new(self.e.target, format!("value {v} used before its definition")))
+        self.regs[v].ok_or_else(|| self.internal(format!("value {v} used before its definition")))
+    }
+
+    /// The result of `inst` (verified MIR has it).
+    pub(crate) fn result(&self, inst: Inst) -> Result<Value, CompileError> {
+        self.f.first_result(inst).ok_or_else(|| self.internal("an instruction without its result"))
+    }
+
+    /// The op being lowered.
+    pub(crate) fn cur_op(&self) -> Option<Opcode> {
+        self.cur_inst.map(|i| self.f.insts[i].opcode)
+    }
+
+    /// Records that the kernel uses `f`: raises the `.version`, or fails on a target without it.
+    pub(crate) fn need(&mut self, f: Feature) -> Result<(), CompileError> {
+        let t = self.e.target;
+        if t < f.min_target() {
+            let what = format!("`{}` ({} or newer)", f.name(), f.min_target());
+            return Err(CompileError::missing_capability(t, what, self.cur_op()));
+        }
+        if f.min_version() > self.e.version {
+            self.e.version = f.min_version();
+            self.version_by = self.cur_inst;
+        }
+        Ok(())
     }
 
     /// Allocates the register defining `v`.
@@ -198,21 +232,21 @@ impl Lower<'_> {
 
     /// Every lane of the warp is known active in the current region: the full member mask.
     pub(crate) fn full_activity(&self) -> bool {
-        self.whole_warps && !self.divergent_return && self.uni.is_uniform_region(self.region)
+        self.whole_warps && !self.facts.divergent_return() && self.facts.uniformity().is_uniform_region(self.region)
     }
 
     /// Whether a value is uniform across the warp.
     pub(crate) fn is_uniform(&self, v: Value) -> bool {
-        self.uni.is_uniform(v)
+        self.facts.uniformity().is_uniform(v)
     }
 
     /// The member mask operand of a warp op here: `0xffffffff` under full activity, else a fresh
     /// `activemask.b32`.
-    pub(crate) fn member_mask(&mut self, op: &str) -> Result<String, CompileError> {
+    pub(crate) fn member_mask(&mut self) -> Result<String, CompileError> {
         if self.full_activity() {
             Ok("0xffffffff".to_string())
         } else {
-            self.e.need(crate::target::Feature::ActiveMask, op)?;
+            self.need(Feature::ActiveMask)?;
             let m = self.e.reg(Class::B32);
             ins!(self.e, "activemask.b32 {m}");
             Ok(m.to_string())
@@ -269,40 +303,44 @@ impl Lower<'_> {
     }
 
     fn lower_region(&mut self, region: Region) -> Result<(), CompileError> {
-        let saved = self.region;
+        let (saved, saved_inst) = (self.region, self.cur_inst);
         self.region = region;
-        for i in 0..self.f.regions[region].insts.len() {
-            let inst = self.f.regions[region].insts[i];
+        let f = self.f;
+        for &inst in &f.regions[region].insts {
             self.cur_inst = Some(inst);
-            self.lower_inst(inst)?;
+            self.lower_inst(inst).map_err(|e| e.at(inst))?;
         }
-        self.region = saved;
+        (self.region, self.cur_inst) = (saved, saved_inst);
         Ok(())
     }
 
-    /// An error naming the current op, a type and the target.
-    pub(crate) fn unsupported(&self, ty: Option<ScalarType>, msg: impl Into<String>) -> CompileError {
-        let op = self.cur_inst.map(|i| self.f.insts[i].opcode.name()).unwrap_or("?");
-        CompileError::op(self.e.target, op, ty.map(|t| t.name().to_string()), msg)
+    /// The target has no lowering of the current op at `ty`.
+    pub(crate) fn unsupported(&self, ty: Option<ScalarType>, why: impl Into<String>) -> CompileError {
+        CompileError::unsupported(self.e.target, self.cur_op(), ty.map(Type::Scalar), why)
+    }
+
+    /// A defect: verified MIR never gets here.
+    pub(crate) fn internal(&self, message: impl Into<String>) -> CompileError {
+        CompileError::internal(self.e.target, message)
     }
 
     fn lower_inst(&mut self, inst: Inst) -> Result<(), CompileError> {
         let f = self.f;
-        let data = &f.insts[inst];
         let args = f.args(inst);
-        match data.opcode.class() {
-            OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast => scalar::lower(self, inst),
-            OpClass::Memory(_) => self.lower_memory(inst),
-            OpClass::Index(_) | OpClass::Exchange(_) | OpClass::Collective(_) | OpClass::Sync(_) => {
-                warp::lower(self, inst)
-            }
+        match f.insts[inst].opcode.class() {
+            OpClass::Const => scalar::lower(self, inst, ScalarOp::Const),
+            OpClass::Binary(op) => scalar::lower(self, inst, ScalarOp::Binary(op)),
+            OpClass::Unary(op) => scalar::lower(self, inst, ScalarOp::Unary(op)),
+            OpClass::Fma => scalar::lower(self, inst, ScalarOp::Fma),
+            OpClass::Select => scalar::lower(self, inst, ScalarOp::Select),
+            OpClass::Cmp => scalar::lower(self, inst, ScalarOp::Cmp),
+            OpClass::Cast => scalar::lower(self, inst, ScalarOp::Cast),
+            OpClass::Bitcast => scalar::lower(self, inst, ScalarOp::Bitcast),
+            OpClass::Memory(op) => self.lower_memory(inst, op),
+            OpClass::Index(op) => warp::index(self, inst, op),
+            OpClass::Exchange(op) => warp::exchange(self, inst, op),
+            OpClass::Collective(op) => warp::collective(self, inst, op),
+            OpClass::Sync(op) => warp::sync(self, inst, op),
             OpClass::If => {
                 let cond = self.r(args[0])?;
                 let results: Vec<Reg> = f.inst_results(inst).iter().map(|&v| self.def(v)).collect();
@@ -319,15 +357,14 @@ impl Lower<'_> {
                 if let Some(&else_r) = regions.get(1) {
                     self.lower_region(else_r)?;
                 } else if !f.inst_results(inst).is_empty() {
-                    return Err(self.unsupported(None, "an `if` with results needs an else arm"));
+                    return Err(self.internal("an `if` with results and no else arm"));
                 }
                 self.frames.pop();
                 self.e.place(end);
                 Ok(())
             }
             OpClass::Loop => {
-                let body =
-                    f.inst_regions(inst).next().ok_or_else(|| self.unsupported(None, "a loop without a body"))?;
+                let body = f.inst_regions(inst).next().ok_or_else(|| self.internal("a loop without a body"))?;
                 let params: Vec<Reg> = f.region_params(body).iter().map(|&v| self.def(v)).collect();
                 let inits: Vec<Reg> = args.iter().map(|&v| self.r(v)).collect::<Result<_, _>>()?;
                 self.parallel_copy(&params, &inits);
@@ -350,7 +387,7 @@ impl Lower<'_> {
                     }
                     T::Yield => {
                         let Some(Frame::If { end, results }) = self.frames.last() else {
-                            return Err(self.unsupported(None, "`yield` outside an `if`"));
+                            return Err(self.internal("`yield` outside an `if`"));
                         };
                         let (end, results) = (*end, results.clone());
                         self.parallel_copy(&results, &srcs);
@@ -364,7 +401,7 @@ impl Lower<'_> {
                             }
                             Frame::If { .. } => None,
                         }) else {
-                            return Err(self.unsupported(None, "`break`/`continue` outside a loop"));
+                            return Err(self.internal("`break`/`continue` outside a loop"));
                         };
                         if t == T::Break {
                             self.parallel_copy(&results, &srcs);
@@ -404,29 +441,26 @@ impl Lower<'_> {
         }
     }
 
-    fn lower_memory(&mut self, inst: Inst) -> Result<(), CompileError> {
+    fn lower_memory(&mut self, inst: Inst, op: MemoryOp) -> Result<(), CompileError> {
         let f = self.f;
         let data = &f.insts[inst];
         let args = f.args(inst);
-        let res = f.first_result(inst);
-        match data.opcode {
-            Opcode::SharedAddr => {
-                let Imm::Shared(arr) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
-                let d = self.def(res.expect("shared.addr has a result"));
+        match op {
+            MemoryOp::SharedAddr => {
+                let Imm::Shared(arr) = data.imm else { return Err(self.internal("malformed immediate")) };
+                let d = self.def(self.result(inst)?);
                 ins!(self.e, "mov.u32 {d}, {}", self.shared_sym);
                 if self.shared_off[arr] != 0 {
                     ins!(self.e, "add.u32 {d}, {d}, {}", self.shared_off[arr]);
                 }
                 Ok(())
             }
-            Opcode::PtrOffset => {
+            MemoryOp::PtrOffset => {
                 let (p, idx) = (self.r(args[0])?, self.r(args[1])?);
                 let it = self.scalar(args[1]);
-                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
-                    return Err(self.unsupported(None, "ptr.offset on a non-pointer"));
-                };
+                let (space, elem) = self.pointee(args[0])?;
                 let size = elem.bytes();
-                let d = self.def(res.expect("ptr.offset has a result"));
+                let d = self.def(self.result(inst)?);
                 match (space, it.bits()) {
                     (AddrSpace::Global, 32) => {
                         let w = self.e.reg(Class::B64);
@@ -448,13 +482,11 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
-            Opcode::Load => {
+            MemoryOp::Load => {
                 let p = self.r(args[0])?;
-                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
-                    return Err(self.unsupported(None, "load from a non-pointer"));
-                };
+                let (space, elem) = self.pointee(args[0])?;
                 let sp = space_name(space);
-                let d = self.def(res.expect("load has a result"));
+                let d = self.def(self.result(inst)?);
                 if elem == ScalarType::Bool {
                     let b = self.e.reg(Class::B32);
                     ins!(self.e, "ld.{sp}.u8 {b}, [{p}]");
@@ -464,11 +496,9 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
-            Opcode::Store => {
+            MemoryOp::Store => {
                 let (p, v) = (self.r(args[0])?, self.r(args[1])?);
-                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
-                    return Err(self.unsupported(None, "store to a non-pointer"));
-                };
+                let (space, elem) = self.pointee(args[0])?;
                 let sp = space_name(space);
                 if elem == ScalarType::Bool {
                     let b = self.e.reg(Class::B32);
@@ -479,18 +509,19 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
-            Opcode::AtomicRmw => {
-                let Imm::Atomic(op, scope) = data.imm else {
-                    return Err(self.unsupported(None, "malformed immediate"));
-                };
+            MemoryOp::AtomicRmw => {
+                let Imm::Atomic(op, scope) = data.imm else { return Err(self.internal("malformed immediate")) };
                 let (p, v) = (self.r(args[0])?, self.r(args[1])?);
-                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
-                    return Err(self.unsupported(None, "atomic on a non-pointer"));
-                };
+                let (space, elem) = self.pointee(args[0])?;
+                // Every operation the verifier allows has an `atom` form.
                 let ty = atomic_type(op, elem).ok_or_else(|| {
-                    self.unsupported(Some(elem), format!("`atom.{}` has no {} form", op.name(), elem.name()))
+                    self.internal(format!(
+                        "`atom.{}` has no {} form, and the verifier allows it",
+                        op.name(),
+                        elem.name()
+                    ))
                 })?;
-                let d = self.def(res.expect("atomic.rmw has a result"));
+                let d = self.def(self.result(inst)?);
                 ins!(
                     self.e,
                     "atom.relaxed.{}.{}.{}.{ty} {d}, [{p}], {v}",
@@ -500,16 +531,11 @@ impl Lower<'_> {
                 );
                 Ok(())
             }
-            Opcode::AtomicCas => {
-                let Imm::Scope(scope) = data.imm else { return Err(self.unsupported(None, "malformed immediate")) };
+            MemoryOp::AtomicCas => {
+                let Imm::Scope(scope) = data.imm else { return Err(self.internal("malformed immediate")) };
                 let (p, c, n) = (self.r(args[0])?, self.r(args[1])?, self.r(args[2])?);
-                let Type::Ptr(space, elem) = f.value_type(args[0]) else {
-                    return Err(self.unsupported(None, "atomic on a non-pointer"));
-                };
-                if elem == ScalarType::Bool {
-                    return Err(self.unsupported(Some(elem), "`atom.cas` has no 1-byte form"));
-                }
-                let d = self.def(res.expect("atomic.cas has a result"));
+                let (space, elem) = self.pointee(args[0])?;
+                let d = self.def(self.result(inst)?);
                 ins!(
                     self.e,
                     "atom.relaxed.{}.{}.cas.{} {d}, [{p}], {c}, {n}",
@@ -519,7 +545,14 @@ impl Lower<'_> {
                 );
                 Ok(())
             }
-            other => Err(self.unsupported(None, format!("`{other}` is not a memory op"))),
+        }
+    }
+
+    /// The address space and element type of a pointer operand.
+    fn pointee(&self, p: Value) -> Result<(AddrSpace, ScalarType), CompileError> {
+        match self.f.value_type(p) {
+            Type::Ptr(space, elem) => Ok((space, elem)),
+            Type::Scalar(_) => Err(self.internal(format!("{p} is not a pointer"))),
         }
     }
 }
@@ -588,7 +621,7 @@ fn atomic_type(op: AtomicOp, elem: ScalarType) -> Option<&'static str> {
         (AtomicOp::Min | AtomicOp::Max, S::U64) => "u64",
         (AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch, S::I32 | S::U32 | S::F32) => "b32",
         (AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch, S::I64 | S::U64 | S::F64) => "b64",
-        _ => return None,
+        (_, S::Bool) | (AtomicOp::Min | AtomicOp::Max, S::F32 | S::F64) => return None,
     })
 }
 

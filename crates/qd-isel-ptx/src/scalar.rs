@@ -11,18 +11,31 @@ use crate::emit::{arith, bits, imm, ins, Class, Reg};
 use crate::lower::Lower;
 use crate::CompileError;
 use qd_mir::{BinOp, UnOp};
-use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
+use qd_mir::{CmpCond, Imm, Inst, ScalarType};
+
+/// The scalar op classes ([`qd_mir::OpClass`]'s `Const` … `Bitcast`), with their sub-kinds.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ScalarOp {
+    Const,
+    Binary(BinOp),
+    Unary(UnOp),
+    Fma,
+    Select,
+    Cmp,
+    Cast,
+    Bitcast,
+}
 
 /// Lowers one scalar instruction.
-pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), CompileError> {
     let f = lw.f;
     let data = &f.insts[inst];
     let args = f.args(inst);
-    let res = f.first_result(inst).ok_or_else(|| lw.unsupported(None, "missing result"))?;
+    let res = lw.result(inst)?;
     let rt = lw.scalar(res);
-    match data.opcode.class() {
-        OpClass::Const => {
-            let Imm::Const(b) = data.imm else { return Err(lw.unsupported(Some(rt), "malformed constant")) };
+    match op {
+        ScalarOp::Const => {
+            let Imm::Const(b) = data.imm else { return Err(lw.internal("malformed constant")) };
             let d = lw.def(res);
             match rt {
                 ScalarType::Bool => ins!(lw.e, "mov.pred {d}, {}", b & 1),
@@ -32,26 +45,23 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             }
             Ok(())
         }
-        OpClass::Binary(op) => {
+        ScalarOp::Binary(op) => {
             let (a, b) = (lw.r(args[0])?, lw.r(args[1])?);
             let d = lw.def(res);
             binary(lw, op, rt, d, a, b)
         }
-        OpClass::Unary(op) => {
+        ScalarOp::Unary(op) => {
             let a = lw.r(args[0])?;
             let d = lw.def(res);
             unary(lw, op, rt, d, a)
         }
-        OpClass::Fma => {
+        ScalarOp::Fma => {
             let (a, b, c) = (lw.r(args[0])?, lw.r(args[1])?, lw.r(args[2])?);
-            if !rt.is_float() {
-                return Err(lw.unsupported(Some(rt), "fma is defined on floats only"));
-            }
             let d = lw.def(res);
             ins!(lw.e, "fma.rn.{} {d}, {a}, {b}, {c}", arith(rt));
             Ok(())
         }
-        OpClass::Select => {
+        ScalarOp::Select => {
             let (c, a, b) = (lw.r(args[0])?, lw.r(args[1])?, lw.r(args[2])?);
             let d = lw.def(res);
             if rt == ScalarType::Bool {
@@ -64,34 +74,26 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             }
             Ok(())
         }
-        OpClass::Cmp => {
-            let Imm::Cond(cond) = data.imm else { return Err(lw.unsupported(None, "malformed condition")) };
+        ScalarOp::Cmp => {
+            let Imm::Cond(cond) = data.imm else { return Err(lw.internal("malformed condition")) };
             let (a, b) = (lw.r(args[0])?, lw.r(args[1])?);
             let ot = lw.scalar(args[0]);
             let d = lw.def(res);
             compare(lw, cond, ot, d, a, b)
         }
-        OpClass::Cast => {
+        ScalarOp::Cast => {
             let a = lw.r(args[0])?;
             let from = lw.scalar(args[0]);
             let d = lw.def(res);
             cast(lw, from, rt, d, a);
             Ok(())
         }
-        OpClass::Bitcast => {
+        ScalarOp::Bitcast => {
             let a = lw.r(args[0])?;
             let d = lw.def(res);
             ins!(lw.e, "mov.{} {d}, {a}", bits(rt));
             Ok(())
         }
-        OpClass::Memory(_)
-        | OpClass::Index(_)
-        | OpClass::Exchange(_)
-        | OpClass::Collective(_)
-        | OpClass::Sync(_)
-        | OpClass::If
-        | OpClass::Loop
-        | OpClass::Terminator(_) => Err(lw.unsupported(Some(rt), "not a scalar op")),
     }
 }
 
@@ -116,7 +118,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, d: Reg, a: Re
             | BinOp::Min
             | BinOp::Max
             | BinOp::Shl
-            | BinOp::Shr => return Err(lw.unsupported(Some(t), "not defined on bool")),
+            | BinOp::Shr => return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects"))),
         },
         ScalarType::F32 | ScalarType::F64 => match op {
             BinOp::Add => ins!(lw.e, "add.rn.{ty} {d}, {a}, {b}"),
@@ -126,7 +128,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, d: Reg, a: Re
             BinOp::Rem => fmod(lw, t, d, a, b),
             BinOp::Min | BinOp::Max => min_max_float(lw, op == BinOp::Min, t, d, a, b),
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
-                return Err(lw.unsupported(Some(t), "not defined on floats"))
+                return Err(lw.internal(format!("{op:?} on {t}, which the verifier rejects")))
             }
         },
         ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {
@@ -251,7 +253,9 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, d: Reg, a: Reg)
     };
     match (op, t) {
         (UnOp::Not, ScalarType::Bool) => ins!(lw.e, "not.pred {d}, {a}"),
-        (_, ScalarType::Bool) => return Err(lw.unsupported(Some(t), "not defined on bool")),
+        (UnOp::Neg | UnOp::Abs | UnOp::Sqrt | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::Bool) => {
+            return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects")))
+        }
         // Floats: on the sign bit alone (`neg.f32`/`abs.f32` return an unspecified NaN for a NaN
         // input; the MIR flips or clears the sign of NaNs too).
         (UnOp::Neg, ScalarType::F32) => ins!(lw.e, "xor.b32 {d}, {a}, 0x80000000"),
@@ -263,7 +267,7 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, d: Reg, a: Reg)
         (UnOp::Abs, _) => ins!(lw.e, "abs.{ty} {d}, {a}"),
         (UnOp::Sqrt, ScalarType::F32 | ScalarType::F64) => ins!(lw.e, "sqrt.rn.{ty} {d}, {a}"),
         (UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::F32 | ScalarType::F64)
-        | (UnOp::Sqrt, _) => return Err(lw.unsupported(Some(t), "not defined on this type")),
+        | (UnOp::Sqrt, _) => return Err(lw.internal(format!("{op:?} on {t}, which the verifier rejects"))),
         (UnOp::Not, _) => ins!(lw.e, "not.{bt} {d}, {a}"),
         (UnOp::Bitrev, _) => ins!(lw.e, "brev.{bt} {d}, {a}"),
         (UnOp::Clz | UnOp::Popcount, _) => {
@@ -297,7 +301,7 @@ pub(crate) fn compare(
             }
             CmpCond::Ne => ins!(lw.e, "xor.pred {d}, {a}, {b}"),
             CmpCond::Lt | CmpCond::Le | CmpCond::Gt | CmpCond::Ge => {
-                return Err(lw.unsupported(Some(t), "ordered comparisons are not defined on bool"))
+                return Err(lw.internal("an ordered comparison of bools, which the verifier rejects"))
             }
         }
         return Ok(());

@@ -58,6 +58,19 @@ impl Sm {
         Sm::ALL.into_iter().rev().find(|t| t.cc() <= cc)
     }
 
+    /// The most shared memory one block may use, in bytes (with the opt-in above the 48 KiB a
+    /// kernel may declare statically; CUDA C Programming Guide, "Technical Specifications per
+    /// Compute Capability").
+    pub fn max_shared_bytes(self) -> u32 {
+        match self {
+            Sm::Sm70 => 96 * 1024,
+            Sm::Sm75 => 64 * 1024,
+            Sm::Sm80 => 163 * 1024,
+            Sm::Sm86 | Sm::Sm89 => 99 * 1024,
+            Sm::Sm90 => 227 * 1024,
+        }
+    }
+
     /// The lowest `.version` ptxas accepts for this target.
     pub fn min_version(self) -> PtxVersion {
         match self {

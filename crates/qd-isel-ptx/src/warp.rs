@@ -23,118 +23,110 @@ use crate::target::Feature;
 use crate::{CompileError, ReduceStrategy};
 use qd_mir::eval::identity;
 use qd_mir::BinOp;
-use qd_mir::{CmpCond, Collective, Dim, GroupOp, Imm, Inst, Opcode, PredOp, ScalarType, Tile, ValueDef};
+use qd_mir::{
+    CmpCond, Collective, Dim, ExchangeOp, GroupOp, Imm, IndexOp, Inst, LaneMask, Opcode, PredOp, ScalarType,
+    ShuffleKind, SyncOp, Tile, ValueDef,
+};
 
-/// Lowers an index, exchange, collective or synchronisation op.
-pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+/// The lane-combining collectives with an operator: how [`group`] lowers each.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Group {
+    Reduce,
+    Scan,
+    SegReduce,
+}
+
+/// Lowers a launch index, size or lane mask.
+pub(crate) fn index(lw: &mut Lower<'_>, inst: Inst, op: IndexOp) -> Result<(), CompileError> {
+    let imm = lw.f.insts[inst].imm;
+    let res = lw.result(inst)?;
+    let sreg = match op {
+        IndexOp::ThreadId => "%tid",
+        IndexOp::BlockId => "%ctaid",
+        IndexOp::BlockDim => "%ntid",
+        IndexOp::GridDim => "%nctaid",
+        IndexOp::LaneId => {
+            let d = lw.def(res);
+            ins!(lw.e, "mov.u32 {d}, %laneid");
+            return Ok(());
+        }
+        IndexOp::SubgroupId => {
+            let tid = lw.linear_tid();
+            let d = lw.def(res);
+            ins!(lw.e, "shr.u32 {d}, {tid}, 5");
+            return Ok(());
+        }
+        IndexOp::SubgroupSize => {
+            let d = lw.def(res);
+            ins!(lw.e, "mov.b32 {d}, 32");
+            return Ok(());
+        }
+        IndexOp::LaneMask(m) => {
+            let sreg = match m {
+                LaneMask::Lt => "%lanemask_lt",
+                LaneMask::Le => "%lanemask_le",
+                LaneMask::Eq => "%lanemask_eq",
+                LaneMask::Ge => "%lanemask_ge",
+                LaneMask::Gt => "%lanemask_gt",
+            };
+            let r = lw.e.reg(Class::B32);
+            ins!(lw.e, "mov.u32 {r}, {sreg}");
+            let d = lw.def(res);
+            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            return Ok(());
+        }
+    };
+    let Imm::Dim(dim) = imm else { return Err(lw.internal("malformed dimension")) };
+    let d = lw.def(res);
+    ins!(lw.e, "mov.u32 {d}, {sreg}.{}", dim_name(dim));
+    Ok(())
+}
+
+/// Lowers a lane exchange: shuffles, `broadcast`, ballots, `match.*`, `activemask`, `elect`.
+pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result<(), CompileError> {
     let f = lw.f;
     let data = &f.insts[inst];
     let args = f.args(inst);
-    let res = f.first_result(inst);
-    let op = data.opcode;
-    let name = op.name();
+    let res = lw.result(inst)?;
     match op {
-        Opcode::ThreadId | Opcode::BlockId | Opcode::BlockDim | Opcode::GridDim => {
-            let Imm::Dim(dim) = data.imm else { return Err(lw.unsupported(None, "malformed dimension")) };
-            let sreg = match op {
-                Opcode::ThreadId => "%tid",
-                Opcode::BlockId => "%ctaid",
-                Opcode::BlockDim => "%ntid",
-                _ => "%nctaid",
-            };
-            let d = lw.def(res.expect("index ops have a result"));
-            ins!(lw.e, "mov.u32 {d}, {sreg}.{}", dim_name(dim));
-            Ok(())
-        }
-        Opcode::LaneId => {
-            let d = lw.def(res.expect("lane_id has a result"));
-            ins!(lw.e, "mov.u32 {d}, %laneid");
-            Ok(())
-        }
-        Opcode::SubgroupId => {
-            let tid = lw.linear_tid();
-            let d = lw.def(res.expect("subgroup_id has a result"));
-            ins!(lw.e, "shr.u32 {d}, {tid}, 5");
-            Ok(())
-        }
-        Opcode::SubgroupSize => {
-            let d = lw.def(res.expect("subgroup_size has a result"));
-            ins!(lw.e, "mov.b32 {d}, 32");
-            Ok(())
-        }
-        Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor => {
-            shuffle(lw, op, args[0], args[1], res.expect("shuffles have a result"))
-        }
-        Opcode::Broadcast => {
+        ExchangeOp::Shuffle(kind) => shuffle(lw, kind, args[0], args[1], res),
+        ExchangeOp::Broadcast => {
             let t = lw.scalar(args[0]);
             let v = lw.r(args[0])?;
             let lane = lane_operand(lw, args[1])?;
-            let mask = lw.member_mask(name)?;
+            let mask = lw.member_mask()?;
             let (r, _) = shfl(lw, "idx", t, v, &lane, 0x1f, &mask, false);
-            let d = lw.def(res.expect("broadcast has a result"));
+            let d = lw.def(res);
             ins!(lw.e, "mov.{} {d}, {r}", mov_ty(d.class));
             Ok(())
         }
-        Opcode::Ballot | Opcode::BallotFirstN => {
+        ExchangeOp::Ballot | ExchangeOp::BallotFirstN => {
             let p = lw.r(args[0])?;
-            let mask = lw.member_mask(name)?;
+            let mask = lw.member_mask()?;
             let b = lw.e.reg(Class::B32);
             ins!(lw.e, "vote.sync.ballot.b32 {b}, {p}, {mask}");
-            let d = lw.def(res.expect("ballot has a result"));
-            if op == Opcode::Ballot {
+            let d = lw.def(res);
+            if op == ExchangeOp::Ballot {
                 ins!(lw.e, "cvt.u64.u32 {d}, {b}");
             } else {
-                let Imm::Count(n) = data.imm else { return Err(lw.unsupported(None, "malformed count")) };
+                let Imm::Count(n) = data.imm else { return Err(lw.internal("malformed count")) };
                 let keep = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
                 ins!(lw.e, "and.b32 {d}, {b}, 0x{keep:08X}");
             }
             Ok(())
         }
-        Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteEq => {
-            let Imm::Tile(tile) = data.imm else { return Err(lw.unsupported(None, "malformed tile")) };
-            let t = tile_lanes(tile);
-            let d = lw.def(res.expect("votes have a result"));
-            let pred = if op == Opcode::VoteEq { vote_eq_pred(lw, args[0], t)? } else { lw.r(args[0])? };
-            let all = op != Opcode::VoteAny;
-            vote(lw, all, pred, t, d, name)
-        }
-        Opcode::SubgroupReduce | Opcode::SubgroupScan | Opcode::SegmentedReduce => {
-            let Imm::Group { op: g, tile, inclusive } = data.imm else {
-                return Err(lw.unsupported(None, "malformed group immediate"));
-            };
-            let kind = match op {
-                Opcode::SubgroupReduce => Collective::Reduce,
-                Opcode::SubgroupScan => Collective::Scan,
-                _ => Collective::SegReduce,
-            };
-            group(lw, kind, g, tile_lanes(tile), inclusive, args, res.expect("group ops have a result"))
-        }
-        Opcode::LaneMaskLt | Opcode::LaneMaskLe | Opcode::LaneMaskEq | Opcode::LaneMaskGe | Opcode::LaneMaskGt => {
-            let sreg = match op {
-                Opcode::LaneMaskLt => "%lanemask_lt",
-                Opcode::LaneMaskLe => "%lanemask_le",
-                Opcode::LaneMaskEq => "%lanemask_eq",
-                Opcode::LaneMaskGe => "%lanemask_ge",
-                _ => "%lanemask_gt",
-            };
-            let r = lw.e.reg(Class::B32);
-            ins!(lw.e, "mov.u32 {r}, {sreg}");
-            let d = lw.def(res.expect("lane masks have a result"));
-            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
-            Ok(())
-        }
-        Opcode::ActiveMask => {
-            lw.e.need(Feature::ActiveMask, name)?;
+        ExchangeOp::ActiveMask => {
+            lw.need(Feature::ActiveMask)?;
             let r = lw.e.reg(Class::B32);
             ins!(lw.e, "activemask.b32 {r}");
-            let d = lw.def(res.expect("activemask has a result"));
+            let d = lw.def(res);
             ins!(lw.e, "cvt.u64.u32 {d}, {r}");
             Ok(())
         }
-        Opcode::MatchAny | Opcode::MatchAll => {
+        ExchangeOp::MatchAny | ExchangeOp::MatchAll => {
             let t = lw.scalar(args[0]);
             let v = lw.r(args[0])?;
-            let mask = lw.member_mask(name)?;
+            let mask = lw.member_mask()?;
             let x = if t == ScalarType::Bool {
                 let x = lw.e.reg(Class::B32);
                 ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
@@ -143,18 +135,18 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
                 v
             };
             let w = if t.bits() == 64 { "b64" } else { "b32" };
-            let kind = if op == Opcode::MatchAny { "any" } else { "all" };
+            let kind = if op == ExchangeOp::MatchAny { "any" } else { "all" };
             let r = lw.e.reg(Class::B32);
             ins!(lw.e, "match.{kind}.sync.{w} {r}, {x}, {mask}");
-            let d = lw.def(res.expect("match has a result"));
+            let d = lw.def(res);
             ins!(lw.e, "cvt.u64.u32 {d}, {r}");
             Ok(())
         }
-        Opcode::Elect => {
-            let mask = lw.member_mask(name)?;
-            let d = lw.def(res.expect("elect has a result"));
+        ExchangeOp::Elect => {
+            let mask = lw.member_mask()?;
+            let d = lw.def(res);
             if lw.e.target >= Feature::Elect.min_target() {
-                lw.e.need(Feature::Elect, name)?;
+                lw.need(Feature::Elect)?;
                 ins!(lw.e, "elect.sync _|{d}, {mask}");
             } else {
                 // The lowest member lane: no member below this lane.
@@ -165,75 +157,65 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             }
             Ok(())
         }
-        Opcode::Nanosleep => {
-            lw.e.need(Feature::Nanosleep, name)?;
+    }
+}
+
+/// Lowers a tiled collective: votes, reductions, scans, segmented reductions.
+pub(crate) fn collective(lw: &mut Lower<'_>, inst: Inst, op: Collective) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    let res = lw.result(inst)?;
+    let group_kind = match op {
+        Collective::VoteAll | Collective::VoteAny | Collective::VoteEq => {
+            let Imm::Tile(tile) = data.imm else { return Err(lw.internal("malformed tile")) };
+            let t = tile_lanes(tile);
+            let d = lw.def(res);
+            let pred = if op == Collective::VoteEq { vote_eq_pred(lw, args[0], t)? } else { lw.r(args[0])? };
+            return vote(lw, op != Collective::VoteAny, pred, t, d);
+        }
+        Collective::Reduce => Group::Reduce,
+        Collective::Scan => Group::Scan,
+        Collective::SegReduce => Group::SegReduce,
+    };
+    let Imm::Group { op: g, tile, inclusive } = data.imm else {
+        return Err(lw.internal("malformed group immediate"));
+    };
+    group(lw, group_kind, g, tile_lanes(tile), inclusive, args, res)
+}
+
+/// Lowers a barrier, fence or `nanosleep`.
+pub(crate) fn sync(lw: &mut Lower<'_>, inst: Inst, op: SyncOp) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    match op {
+        SyncOp::Nanosleep => {
+            lw.need(Feature::Nanosleep)?;
             let ns = lw.r(args[0])?;
             ins!(lw.e, "nanosleep.u32 {ns}");
-            Ok(())
         }
-        Opcode::SubgroupSync => {
-            let mask = lw.member_mask(name)?;
+        SyncOp::SubgroupSync => {
+            let mask = lw.member_mask()?;
             ins!(lw.e, "bar.warp.sync {mask}");
-            Ok(())
         }
-        Opcode::BlockSync => {
-            ins!(lw.e, "bar.sync 0");
-            Ok(())
-        }
-        Opcode::BlockSyncPred => {
-            let Imm::Pred(pop) = data.imm else { return Err(lw.unsupported(None, "malformed predicate op")) };
+        SyncOp::BlockSync => ins!(lw.e, "bar.sync 0"),
+        SyncOp::BlockSyncPred => {
+            let Imm::Pred(pop) = data.imm else { return Err(lw.internal("malformed predicate op")) };
             let p = lw.r(args[0])?;
-            let d = lw.def(res.expect("block.sync_pred has a result"));
+            let d = lw.def(lw.result(inst)?);
             match pop {
                 PredOp::And => ins!(lw.e, "bar.red.and.pred {d}, 0, {p}"),
                 PredOp::Or => ins!(lw.e, "bar.red.or.pred {d}, 0, {p}"),
                 PredOp::Count => ins!(lw.e, "bar.red.popc.u32 {d}, 0, {p}"),
             }
-            Ok(())
         }
-        Opcode::Fence => {
-            let Imm::Scope(s) = data.imm else { return Err(lw.unsupported(None, "malformed scope")) };
+        SyncOp::Fence => {
+            let Imm::Scope(s) = data.imm else { return Err(lw.internal("malformed scope")) };
             ins!(lw.e, "fence.sc.{}", crate::lower::scope_name(s));
-            Ok(())
         }
-        Opcode::Const
-        | Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::Shr
-        | Opcode::Neg
-        | Opcode::Abs
-        | Opcode::Not
-        | Opcode::Sqrt
-        | Opcode::Clz
-        | Opcode::Popcount
-        | Opcode::Bitrev
-        | Opcode::Fma
-        | Opcode::Select
-        | Opcode::Cmp
-        | Opcode::Cast
-        | Opcode::Bitcast
-        | Opcode::SharedAddr
-        | Opcode::PtrOffset
-        | Opcode::Load
-        | Opcode::Store
-        | Opcode::AtomicRmw
-        | Opcode::AtomicCas
-        | Opcode::If
-        | Opcode::Loop
-        | Opcode::Yield
-        | Opcode::Break
-        | Opcode::Continue
-        | Opcode::Return => Err(lw.unsupported(None, "not a warp, index or synchronisation op")),
     }
+    Ok(())
 }
 
 fn dim_name(d: Dim) -> &'static str {
@@ -338,38 +320,37 @@ fn sel_bits(c: Class) -> &'static str {
 /// `shuffle.idx/up/down/xor` with the interpreter's rules for out-of-range and inactive sources.
 fn shuffle(
     lw: &mut Lower<'_>,
-    op: Opcode,
+    op: ShuffleKind,
     val: qd_mir::Value,
     x: qd_mir::Value,
     res: qd_mir::Value,
 ) -> Result<(), CompileError> {
-    let name = op.name();
     let t = lw.scalar(val);
     let v = lw.r(val)?;
     let b = lane_operand(lw, x)?;
     let full = lw.full_activity();
-    let mask = lw.member_mask(name)?;
+    let mask = lw.member_mask()?;
     let (mode, c) = match op {
-        Opcode::ShuffleIdx => ("idx", 0x1f),
-        Opcode::ShuffleUp => ("up", 0),
-        Opcode::ShuffleDown => ("down", 0x1f),
-        _ => ("bfly", 0x1f),
+        ShuffleKind::Idx => ("idx", 0x1f),
+        ShuffleKind::Up => ("up", 0),
+        ShuffleKind::Down => ("down", 0x1f),
+        ShuffleKind::Xor => ("bfly", 0x1f),
     };
     let d = lw.def(res);
     let xc = const_of(lw, x).map(|k| k & 0xffff_ffff);
-    if op != Opcode::ShuffleIdx && xc.is_some_and(|k| k >= 32) {
+    if op != ShuffleKind::Idx && xc.is_some_and(|k| k >= 32) {
         // Every source is out of range: the own value.
         ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
         return Ok(());
     }
     // `idx` is always in range; so is `bfly` with a constant mask below 32 (lane ^ k < 32).
-    let want_pred = !(op == Opcode::ShuffleIdx || (op == Opcode::ShuffleXor && xc.is_some()));
+    let want_pred = !(op == ShuffleKind::Idx || (op == ShuffleKind::Xor && xc.is_some()));
     let (r, p) = shfl(lw, mode, t, v, &b, c, &mask, want_pred);
     // The validity predicate: in range, delta < 32, and (partial activity) the source active.
     let mut valid = p;
     if want_pred && xc.is_none() {
         let q = lw.e.reg(Class::Pred);
-        let p = valid.expect("relative shuffles ask for the predicate");
+        let p = valid.ok_or_else(|| lw.internal("a relative shuffle without its in-range predicate"))?;
         ins!(lw.e, "setp.lt.and.u32 {q}, {b}, 32, {p}");
         valid = Some(q);
     }
@@ -377,10 +358,10 @@ fn shuffle(
         let (lane, src, bit) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32));
         ins!(lw.e, "mov.u32 {lane}, %laneid");
         match op {
-            Opcode::ShuffleIdx => ins!(lw.e, "and.b32 {src}, {b}, 31"),
-            Opcode::ShuffleUp => ins!(lw.e, "sub.u32 {src}, {lane}, {b}"),
-            Opcode::ShuffleDown => ins!(lw.e, "add.u32 {src}, {lane}, {b}"),
-            _ => ins!(lw.e, "xor.b32 {src}, {lane}, {b}"),
+            ShuffleKind::Idx => ins!(lw.e, "and.b32 {src}, {b}, 31"),
+            ShuffleKind::Up => ins!(lw.e, "sub.u32 {src}, {lane}, {b}"),
+            ShuffleKind::Down => ins!(lw.e, "add.u32 {src}, {lane}, {b}"),
+            ShuffleKind::Xor => ins!(lw.e, "xor.b32 {src}, {lane}, {b}"),
         }
         ins!(lw.e, "shr.b32 {bit}, {mask}, {src}");
         ins!(lw.e, "and.b32 {bit}, {bit}, 1");
@@ -409,12 +390,12 @@ fn tile_mask(lw: &mut Lower<'_>, t: u32) -> (Reg, Reg) {
 }
 
 /// `vote.all` / `vote.any` of a predicate over the active lanes of each tile.
-fn vote(lw: &mut Lower<'_>, all: bool, p: Reg, t: u32, d: Reg, name: &str) -> Result<(), CompileError> {
+fn vote(lw: &mut Lower<'_>, all: bool, p: Reg, t: u32, d: Reg) -> Result<(), CompileError> {
     if t == 1 {
         ins!(lw.e, "mov.pred {d}, {p}");
         return Ok(());
     }
-    let mask = lw.member_mask(name)?;
+    let mask = lw.member_mask()?;
     if t >= 32 {
         ins!(lw.e, "vote.sync.{}.pred {d}, {p}, {mask}", if all { "all" } else { "any" });
         return Ok(());
@@ -443,7 +424,7 @@ fn vote_eq_pred(lw: &mut Lower<'_>, val: qd_mir::Value, t: u32) -> Result<Reg, C
         return Ok(eq);
     }
     let full = lw.full_activity();
-    let mask = lw.member_mask("vote.eq")?;
+    let mask = lw.member_mask()?;
     let (base, tm) = tile_mask(lw, t);
     let first = if full {
         base
@@ -535,25 +516,20 @@ fn redux_op(d: &Domain) -> Option<&'static str> {
 /// Reductions, scans and segmented reductions.
 fn group(
     lw: &mut Lower<'_>,
-    kind: Collective,
+    kind: Group,
     g: GroupOp,
     t: u32,
     inclusive: bool,
     args: &[qd_mir::Value],
     res: qd_mir::Value,
 ) -> Result<(), CompileError> {
-    let name = match kind {
-        Collective::Reduce => "subgroup.reduce",
-        Collective::Scan => "subgroup.scan",
-        _ => "subgroup.segreduce",
-    };
     let ty = lw.scalar(args[0]);
     let dom = Domain::new(ty, g);
     let v = lw.r(args[0])?;
     let d = lw.def(res);
     if t == 1 {
         // A one-lane tile: reduce/inclusive scan/segreduce are the value, exclusive the identity.
-        if kind == Collective::Scan && !inclusive {
+        if kind == Group::Scan && !inclusive {
             let id = dom.identity_reg(lw);
             dom.leave(lw, id, d);
         } else {
@@ -564,7 +540,7 @@ fn group(
     let full = lw.full_activity();
     let x = dom.enter(lw, v);
     let out = match kind {
-        Collective::Reduce => {
+        Group::Reduce => {
             let redux = redux_op(&dom);
             let use_redux = match lw.opts.reduce {
                 ReduceStrategy::Redux => {
@@ -574,16 +550,16 @@ fn group(
                             format!("`redux.sync` has no `{}` on {} (forced strategy `redux`)", g.name(), ty.name()),
                         ));
                     };
-                    lw.e.need(Feature::Redux, name)?;
+                    lw.need(Feature::Redux)?;
                     true
                 }
                 ReduceStrategy::Auto => redux.is_some() && lw.e.target >= Feature::Redux.min_target(),
                 ReduceStrategy::ShuffleTree => false,
             };
             if use_redux {
-                lw.e.need(Feature::Redux, name)?;
-                let rop = redux.expect("checked above");
-                let mask = lw.member_mask(name)?;
+                lw.need(Feature::Redux)?;
+                let rop = redux.ok_or_else(|| lw.internal("`redux.sync` chosen without an operator"))?;
+                let mask = lw.member_mask()?;
                 let m = if t >= 32 {
                     mask
                 } else {
@@ -609,10 +585,10 @@ fn group(
                 }
                 x
             } else {
-                partial_butterfly(lw, &dom, x, t, name)?
+                partial_butterfly(lw, &dom, x, t)?
             }
         }
-        Collective::Scan => {
+        Group::Scan => {
             if full {
                 let c_up = (32 - t) << 8;
                 let mut x = x;
@@ -634,7 +610,7 @@ fn group(
                 }
                 x
             } else {
-                let vals = gather(lw, &dom, x, t, name)?;
+                let vals = gather(lw, &dom, x, t)?;
                 let mut e: Vec<Reg> = if inclusive {
                     vals
                 } else {
@@ -652,7 +628,7 @@ fn group(
                 pick_own(lw, &e, t)
             }
         }
-        _ => {
+        Group::SegReduce => {
             let head = lw.r(args[1])?;
             let hty = lw.scalar(args[1]);
             let hb = if hty == ScalarType::Bool {
@@ -662,7 +638,7 @@ fn group(
                 ins!(lw.e, "setp.ne.{} {p}, {head}, 0", bits(hty));
                 p
             };
-            let mask = lw.member_mask(name)?;
+            let mask = lw.member_mask()?;
             let hm = lw.e.reg(Class::B32);
             ins!(lw.e, "vote.sync.ballot.b32 {hm}, {hb}, {mask}");
             if full {
@@ -700,7 +676,7 @@ fn group(
                 }
                 x
             } else {
-                let vals = gather(lw, &dom, x, t, name)?;
+                let vals = gather(lw, &dom, x, t)?;
                 let (base, _) = tile_mask(lw, t);
                 let hmt = lw.e.reg(Class::B32);
                 ins!(lw.e, "shr.b32 {hmt}, {hm}, {base}");
@@ -734,8 +710,8 @@ fn group(
 /// aligned `k`-lane group holds the same partial (the operators are commutative), so the partner
 /// group's partial can be read from ANY active lane of that group — its first — and a group with
 /// no active lane contributes the identity. log2(T) `shfl.sync.idx` steps instead of a gather.
-fn partial_butterfly(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &str) -> Result<Reg, CompileError> {
-    let mask = lw.member_mask(name)?;
+fn partial_butterfly(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32) -> Result<Reg, CompileError> {
+    let mask = lw.member_mask()?;
     let id = dom.identity_reg(lw);
     let lane = lw.e.reg(Class::B32);
     ins!(lw.e, "mov.u32 {lane}, %laneid");
@@ -763,8 +739,8 @@ fn partial_butterfly(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &st
 }
 
 /// The tile's values in lane order, read with `shfl.sync.idx`; inactive lanes give the identity.
-fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32, name: &str) -> Result<Vec<Reg>, CompileError> {
-    let mask = lw.member_mask(name)?;
+fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32) -> Result<Vec<Reg>, CompileError> {
+    let mask = lw.member_mask()?;
     let (base, _) = tile_mask(lw, t);
     let am = lw.e.reg(Class::B32);
     ins!(lw.e, "shr.b32 {am}, {mask}, {base}");

@@ -1,11 +1,12 @@
 //! `qd-isel-spirv`: MIR → SPIR-V (Vulkan 1.1 / 1.2 / 1.3 compute shaders), with no LLVM, no
 //! glslang and no spirv-tools at compile time.
 //!
-//! [`compile_kernel`] turns one verified kernel into the words of a SPIR-V module (1.3, 1.5 or 1.6
-//! for [`TargetEnv::Vulkan1_1`] / [`Vulkan1_2`](TargetEnv::Vulkan1_2) /
-//! [`Vulkan1_3`](TargetEnv::Vulkan1_3)) with one `GLCompute` entry point named [`ENTRY_POINT`].
-//! The words are written directly (the `spirv` enums of rspirv name every opcode and operand);
-//! rspirv's loader and disassembler give the text form ([`disassemble`]).
+//! [`compile_kernel`] (or, for a kernel already verified, [`compile_verified`]) turns one kernel
+//! into the words of a SPIR-V module (1.3, 1.5 or 1.6 for [`TargetEnv::Vulkan1_1`] /
+//! [`Vulkan1_2`](TargetEnv::Vulkan1_2) / [`Vulkan1_3`](TargetEnv::Vulkan1_3)) with one
+//! `GLCompute` entry point named [`ENTRY_POINT`]. The words are written directly (the `spirv`
+//! enums of rspirv name every opcode and operand); rspirv's loader and disassembler give the text
+//! form ([`disassemble`]). Errors are [`qd_mir::CompileError`]s.
 //!
 //! - **ABI** (fixed, the Vulkan device relies on it): buffer parameter `k` (counting buffers only)
 //!   is a `StorageBuffer` at descriptor set 0, binding `k`: a `Block` struct holding one runtime
@@ -31,7 +32,8 @@ mod subgroup;
 mod tree;
 
 use core::fmt;
-use qd_mir::ScalarType;
+pub use qd_mir::CompileError;
+use qd_mir::{KernelFacts, ScalarType, VerifiedKernel};
 
 /// The name of the module's one entry point.
 pub const ENTRY_POINT: &str = "main";
@@ -289,66 +291,40 @@ pub struct SpirvKernel {
     pub shared_bytes: u32,
 }
 
-/// Why a kernel cannot be compiled for a target: names the op, the type, the target and the
-/// missing capability where they apply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError {
-    /// The target environment (`vulkan1.1`).
-    pub target: String,
-    /// The op (its MIR text name), when one op is the cause.
-    pub op: Option<String>,
-    /// The type involved, when one is.
-    pub ty: Option<String>,
-    /// The SPIR-V capability (or device feature) that is missing, when that is the cause.
-    pub capability: Option<String>,
-    /// What is wrong.
-    pub message: String,
+/// Compiles one verified kernel (from [`qd_mir::VerifiedKernel::new`] or a builder's
+/// `finish_verified`) to a SPIR-V module, with the facts the verifier computed: nothing is checked
+/// or analysed again.
+pub fn compile_verified(k: &VerifiedKernel, opts: &SpirvOptions) -> Result<SpirvKernel, CompileError> {
+    lower_with(k.function(), k.facts(), opts)
 }
 
-impl CompileError {
-    pub(crate) fn new(env: TargetEnv, message: impl Into<String>) -> CompileError {
-        CompileError { target: env.name().to_string(), op: None, ty: None, capability: None, message: message.into() }
-    }
-}
-
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot compile for {}", self.target)?;
-        if let Some(op) = &self.op {
-            write!(f, ": `{op}`")?;
-            if let Some(ty) = &self.ty {
-                write!(f, " on {ty}")?;
-            }
-        } else if let Some(ty) = &self.ty {
-            write!(f, ": type {ty}")?;
-        }
-        if let Some(c) = &self.capability {
-            write!(f, ": needs capability {c}")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for CompileError {}
-
-/// Compiles one kernel to a SPIR-V module. The kernel must pass the MIR verifier (it is run
-/// first; its errors come back as a [`CompileError`]).
+/// Compiles one kernel to a SPIR-V module: the MIR verifier (its errors come back as
+/// [`CompileError::Verify`]), then the lowering of [`compile_verified`].
 pub fn compile_kernel(f: &qd_mir::Function, opts: &SpirvOptions) -> Result<SpirvKernel, CompileError> {
+    let facts = qd_mir::verify::verify_function(f).map_err(|errors| CompileError::verify(f, errors))?;
+    lower_with(f, &facts, opts)
+}
+
+fn lower_with(f: &qd_mir::Function, facts: &KernelFacts, opts: &SpirvOptions) -> Result<SpirvKernel, CompileError> {
     let env = opts.env;
-    if let Err(e) = qd_mir::verify::verify_function(f) {
-        return Err(CompileError::new(env, format!("the kernel does not verify:\n{}", e.render(f))));
-    }
     let w = opts.caps.subgroup_size;
     if !w.is_power_of_two() || w > 64 {
-        return Err(CompileError::new(env, format!("subgroup size {w} is not a power of two in 1..=64")));
+        return Err(CompileError::unsupported(
+            env,
+            None,
+            None,
+            format!("subgroup size {w} is not a power of two in 1..=64"),
+        ));
     }
     if let Some(k) = f.launch.subgroup_size.filter(|&k| k != w) {
-        return Err(CompileError::new(
+        return Err(CompileError::unsupported(
             env,
+            None,
+            None,
             format!("kernel @{} was built for subgroup({k}); the device's subgroups have {w} lanes", f.name),
         ));
     }
-    lower::lower_kernel(f, opts)
+    lower::lower_kernel(f, facts, opts)
 }
 
 /// The module as spvasm text (rspirv's disassembler); a message if the words do not parse.

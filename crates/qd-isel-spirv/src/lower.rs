@@ -16,12 +16,13 @@
 //! between paths is a [`CompileError`].
 
 use crate::emit::{Emitter, TyKey};
+use crate::scalar::ScalarOp;
 use crate::{Binding, CompileError, PushField, SpirvKernel, SpirvOptions};
 use cranelift_entity::EntityRef;
-use qd_mir::analysis::uniformity::Uniformity;
 use qd_mir::analysis::Layout;
 use qd_mir::{
-    AddrSpace, AtomicOp, Function, Imm, Inst, OpClass, Opcode, Region, ScalarType, Scope, SharedArr, Type, Value,
+    AddrSpace, AtomicOp, Function, Imm, Inst, KernelFacts, MemoryOp, OpClass, Opcode, Region, ScalarType, Scope,
+    SharedArr, SyncOp, Terminator, Type, Value,
 };
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, Op, StorageClass};
 
@@ -63,9 +64,10 @@ pub(crate) struct Lower<'a> {
     pub e: Emitter,
     vals: Vec<u32>,
     bases: Vec<Option<Base>>,
-    uni: Uniformity,
+    /// The verifier's facts (layout, uniformity, divergent returns).
+    facts: &'a KernelFacts,
+    /// Every subgroup of a block is whole.
     whole: bool,
-    divergent_return: bool,
     frames: Vec<Frame>,
     pub region: Region,
     pub cur_inst: Option<Inst>,
@@ -78,22 +80,20 @@ pub(crate) struct Lower<'a> {
     pub w: u32,
 }
 
-/// Lowers one verified kernel.
-pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKernel, CompileError> {
+/// Lowers one verified kernel with the verifier's facts.
+pub(crate) fn lower_kernel(
+    f: &Function,
+    facts: &KernelFacts,
+    opts: &SpirvOptions,
+) -> Result<SpirvKernel, CompileError> {
     let env = opts.env;
-    let layout = Layout::new(f);
-    let uni = Uniformity::with_layout(f, &layout);
-    let divergent_return = layout.insts().iter().any(|&i| {
-        f.insts[i].opcode == Opcode::Return && layout.inst_pos(i).is_some_and(|p| !uni.is_uniform_region(p.region))
-    });
-    let threads: u64 = f.launch.block.iter().map(|&d| u64::from(d)).product();
-    if threads > u64::from(opts.caps.max_workgroup_invocations) {
-        return Err(CompileError::new(
+    let threads = facts.threads();
+    if threads > opts.caps.max_workgroup_invocations {
+        return Err(CompileError::limit(
             env,
-            format!(
-                "kernel @{} has {threads} threads per block, above the device's maxComputeWorkGroupInvocations ({})",
-                f.name, opts.caps.max_workgroup_invocations
-            ),
+            "threads per block (maxComputeWorkGroupInvocations)",
+            u64::from(threads),
+            u64::from(opts.caps.max_workgroup_invocations),
         ));
     }
     let w = opts.caps.subgroup_size;
@@ -103,9 +103,8 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         e: Emitter::new(),
         vals: vec![0; f.values.len()],
         bases: vec![None; f.values.len()],
-        uni,
-        whole: threads % u64::from(w) == 0,
-        divergent_return,
+        facts,
+        whole: facts.whole_subgroups(w),
         frames: Vec::new(),
         region: f.body,
         cur_inst: None,
@@ -116,7 +115,7 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         sync_slot: None,
         w,
     };
-    lw.resolve_bases(&layout)?;
+    lw.resolve_bases()?;
     let main = lw.e.id();
     let entry = lw.e.id();
     lw.e.begin(entry);
@@ -144,9 +143,9 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
                 lw.vals[p.value.index()] = lw.c_u32(0);
             }
             Type::Ptr(AddrSpace::Shared, _) => {
-                return Err(CompileError::new(
+                return Err(CompileError::internal(
                     env,
-                    format!("parameter %{} is a shared pointer, which the host cannot pass", p.name),
+                    format!("parameter %{} is a shared pointer, which the verifier rejects", p.name),
                 ))
             }
             Type::Scalar(s) => {
@@ -188,15 +187,13 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         }
     }
 
-    // Shared arrays (bool elements as u32 words) and the zero fill.
-    let mut shared_bytes = 0u32;
+    // Shared arrays (bool elements as u32 words) and the zero fill. The verifier bounds the sum of
+    // the arrays' sizes; bools as words and the alignment may still take it past the device's.
+    let mut shared_bytes = 0u64;
     for (arr, data) in f.shared.iter() {
         let mem = if data.elem == ScalarType::Bool { lw.int_ty(32) } else { lw.ty_for(data.elem, None)? };
         let bytes = if data.elem == ScalarType::Bool { 4 } else { data.elem.bytes() };
-        shared_bytes = bytes
-            .checked_mul(data.len)
-            .and_then(|b| shared_bytes.next_multiple_of(8).checked_add(b))
-            .ok_or_else(|| CompileError::new(env, format!("shared array @{} is too large", data.name)))?;
+        shared_bytes = shared_bytes.next_multiple_of(8) + u64::from(bytes) * u64::from(data.len);
         let len = lw.c_u32(data.len);
         let at = lw.e.ty(TyKey::Array(mem, len));
         let ptr = lw.e.ty(TyKey::Ptr(StorageClass::Workgroup, at));
@@ -205,7 +202,8 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         lw.interface_global(var);
         lw.shared[arr.index()] = Some(Storage { var, elem_ptr, mem_ty: mem });
     }
-    let uses_sync_pred = layout.insts().iter().any(|&i| f.insts[i].opcode == Opcode::BlockSyncPred);
+    let uses_sync_pred =
+        facts.layout().insts().iter().any(|&i| f.insts[i].opcode.sync() == Some(SyncOp::BlockSyncPred));
     if uses_sync_pred {
         let u = lw.int_ty(32);
         let ptr = lw.e.ty(TyKey::Ptr(StorageClass::Workgroup, u));
@@ -214,15 +212,15 @@ pub(crate) fn lower_kernel(f: &Function, opts: &SpirvOptions) -> Result<SpirvKer
         lw.sync_slot = Some(var);
         shared_bytes = shared_bytes.next_multiple_of(8) + 4;
     }
-    if shared_bytes > opts.caps.max_shared_bytes {
-        return Err(CompileError::new(
+    let max_shared = opts.caps.max_shared_bytes;
+    let shared_bytes = u32::try_from(shared_bytes).ok().filter(|&b| b <= max_shared).ok_or_else(|| {
+        CompileError::limit(
             env,
-            format!(
-                "kernel @{} needs {shared_bytes} bytes of workgroup memory, above the device's maxComputeSharedMemorySize ({})",
-                f.name, opts.caps.max_shared_bytes
-            ),
-        ));
-    }
+            "bytes of workgroup memory (maxComputeSharedMemorySize)",
+            shared_bytes,
+            u64::from(max_shared),
+        )
+    })?;
     if shared_bytes > 0 {
         lw.zero_shared()?;
     }
@@ -272,8 +270,13 @@ impl Lower<'_> {
     pub(crate) fn v(&self, v: Value) -> Result<u32, CompileError> {
         match self.vals.get(v.index()) {
             Some(&id) if id != 0 => Ok(id),
-            _ => Err(self.err(None, format!("value {v} used before its definition"))),
+            _ => Err(self.internal(format!("value {v} used before its definition"))),
         }
+    }
+
+    /// The result of `inst` (verified MIR has it).
+    pub(crate) fn result(&self, inst: Inst) -> Result<Value, CompileError> {
+        self.f.first_result(inst).ok_or_else(|| self.internal("an instruction without its result"))
     }
 
     /// Binds a MIR value to an id.
@@ -291,45 +294,33 @@ impl Lower<'_> {
         }
     }
 
-    /// The current op's name.
-    pub(crate) fn op_name(&self) -> &'static str {
-        self.cur_inst.map(|i| self.f.insts[i].opcode.name()).unwrap_or("kernel")
+    /// The op being lowered.
+    pub(crate) fn cur_op(&self) -> Option<Opcode> {
+        self.cur_inst.map(|i| self.f.insts[i].opcode)
     }
 
-    /// An error naming the current op, a type and the target.
-    pub(crate) fn err(&self, ty: Option<ScalarType>, msg: impl Into<String>) -> CompileError {
-        CompileError {
-            target: self.opts.env.name().to_string(),
-            op: self.cur_inst.map(|i| self.f.insts[i].opcode.name().to_string()),
-            ty: ty.map(|t| t.name().to_string()),
-            capability: None,
-            message: msg.into(),
-        }
+    /// The target has no lowering of the current op at `ty`.
+    pub(crate) fn unsupported(&self, ty: Option<ScalarType>, why: impl Into<String>) -> CompileError {
+        CompileError::unsupported(self.opts.env, self.cur_op(), ty.map(Type::Scalar), why)
+    }
+
+    /// A defect: verified MIR never gets here.
+    pub(crate) fn internal(&self, message: impl Into<String>) -> CompileError {
+        CompileError::internal(self.opts.env, message)
     }
 
     /// Declares a capability the device must support (`have`), or an error naming it, the
     /// device feature and the op that needs it.
-    pub(crate) fn need(
-        &mut self,
-        cap: Capability,
-        have: bool,
-        feature: &str,
-        ty: Option<ScalarType>,
-    ) -> Result<(), CompileError> {
+    pub(crate) fn need(&mut self, cap: Capability, have: bool, feature: &str) -> Result<(), CompileError> {
         if !have {
-            let mut e = self.err(ty, format!("the device does not support {feature}"));
-            e.capability = Some(format!("{cap:?}"));
-            if e.op.is_none() {
-                e.op = Some(self.op_name().to_string());
-            }
-            return Err(e);
+            return Err(CompileError::missing_capability(self.opts.env, format!("{cap:?} ({feature})"), self.cur_op()));
         }
         self.e.capability(cap);
         Ok(())
     }
 
     /// `GroupNonUniform` + a subgroup capability the device must report.
-    pub(crate) fn need_subgroup(&mut self, cap: Capability, ty: Option<ScalarType>) -> Result<(), CompileError> {
+    pub(crate) fn need_subgroup(&mut self, cap: Capability) -> Result<(), CompileError> {
         let o = self.opts.caps.subgroup_ops;
         let (have, feature) = match cap {
             Capability::GroupNonUniformVote => (o.vote, "subgroup VOTE operations"),
@@ -341,8 +332,8 @@ impl Lower<'_> {
             Capability::GroupNonUniformQuad => (o.quad, "subgroup QUAD operations"),
             _ => (o.basic, "subgroup BASIC operations"),
         };
-        self.need(Capability::GroupNonUniform, o.basic, "subgroup BASIC operations", ty)?;
-        self.need(cap, have, feature, ty)
+        self.need(Capability::GroupNonUniform, o.basic, "subgroup BASIC operations")?;
+        self.need(cap, have, feature)
     }
 
     pub(crate) fn bool_ty(&mut self) -> u32 {
@@ -360,12 +351,12 @@ impl Lower<'_> {
             ScalarType::Bool => self.bool_ty(),
             ScalarType::I32 | ScalarType::U32 => self.int_ty(32),
             ScalarType::I64 | ScalarType::U64 => {
-                self.need(Capability::Int64, self.opts.caps.int64, "64-bit integers (shaderInt64)", Some(s))?;
+                self.need(Capability::Int64, self.opts.caps.int64, "64-bit integers (shaderInt64)")?;
                 self.int_ty(64)
             }
             ScalarType::F32 => self.e.ty(TyKey::Float(32)),
             ScalarType::F64 => {
-                self.need(Capability::Float64, self.opts.caps.float64, "64-bit floats (shaderFloat64)", Some(s))?;
+                self.need(Capability::Float64, self.opts.caps.float64, "64-bit floats (shaderFloat64)")?;
                 self.e.ty(TyKey::Float(64))
             }
         })
@@ -397,7 +388,7 @@ impl Lower<'_> {
         let u = self.int_ty(32);
         let ty = if vec3 { self.e.ty(TyKey::Vector(u, 3)) } else { u };
         if matches!(b, BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupId) {
-            self.need_subgroup(Capability::GroupNonUniform, None)?;
+            self.need_subgroup(Capability::GroupNonUniform)?;
         }
         let var = match self.builtins.iter().find(|(k, _)| *k == b) {
             Some(&(_, var)) => var,
@@ -432,12 +423,12 @@ impl Lower<'_> {
 
     /// Every lane of the subgroup is known active in the current region.
     pub(crate) fn full_activity(&self) -> bool {
-        self.whole && !self.divergent_return && self.uni.is_uniform_region(self.region)
+        self.whole && self.converged()
     }
 
     /// The current region is uniform and no lane has returned early: a subgroup barrier is safe.
     pub(crate) fn converged(&self) -> bool {
-        !self.divergent_return && self.uni.is_uniform_region(self.region)
+        !self.facts.divergent_return() && self.facts.uniformity().is_uniform_region(self.region)
     }
 
     /// Zero-fills every workgroup variable (the interpreter's documented start state), each
@@ -476,42 +467,44 @@ impl Lower<'_> {
     }
 
     pub(crate) fn lower_region(&mut self, region: Region) -> Result<(), CompileError> {
-        let saved = self.region;
+        let (saved, saved_inst) = (self.region, self.cur_inst);
         self.region = region;
-        for i in 0..self.f.regions[region].insts.len() {
+        let f = self.f;
+        for &inst in &f.regions[region].insts {
             if self.e.cur.is_none() {
                 break; // the rest of the region is unreachable
             }
-            let inst = self.f.regions[region].insts[i];
             self.cur_inst = Some(inst);
-            self.lower_inst(inst)?;
+            self.lower_inst(inst).map_err(|e| e.at(inst))?;
         }
-        self.region = saved;
+        (self.region, self.cur_inst) = (saved, saved_inst);
         Ok(())
     }
 
     fn lower_inst(&mut self, inst: Inst) -> Result<(), CompileError> {
+        use crate::scalar;
+        use crate::subgroup;
         let f = self.f;
-        let data = &f.insts[inst];
-        match data.opcode.class() {
-            OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast => crate::scalar::lower(self, inst),
-            OpClass::Memory(_) => self.lower_memory(inst),
-            OpClass::Index(_) | OpClass::Exchange(_) | OpClass::Collective(_) | OpClass::Sync(_) => {
-                crate::subgroup::lower(self, inst)
-            }
+        match f.insts[inst].opcode.class() {
+            OpClass::Const => scalar::lower(self, inst, ScalarOp::Const),
+            OpClass::Binary(op) => scalar::lower(self, inst, ScalarOp::Binary(op)),
+            OpClass::Unary(op) => scalar::lower(self, inst, ScalarOp::Unary(op)),
+            OpClass::Fma => scalar::lower(self, inst, ScalarOp::Fma),
+            OpClass::Select => scalar::lower(self, inst, ScalarOp::Select),
+            OpClass::Cmp => scalar::lower(self, inst, ScalarOp::Cmp),
+            OpClass::Cast => scalar::lower(self, inst, ScalarOp::Cast),
+            OpClass::Bitcast => scalar::lower(self, inst, ScalarOp::Bitcast),
+            OpClass::Memory(op) => self.lower_memory(inst, op),
+            OpClass::Index(op) => subgroup::index(self, inst, op),
+            OpClass::Exchange(op) => subgroup::exchange(self, inst, op),
+            OpClass::Collective(op) => subgroup::collective(self, inst, op),
+            OpClass::Sync(op) => subgroup::sync(self, inst, op),
             OpClass::If => self.lower_if(inst),
             OpClass::Loop => self.lower_loop(inst),
             OpClass::Terminator(t) => {
                 let args = f.args(inst);
                 let srcs: Vec<u32> = args.iter().map(|&v| self.v(v)).collect::<Result<_, _>>()?;
-                use qd_mir::Terminator as T;
+                use Terminator as T;
                 match t {
                     T::Return => {
                         self.e.terminate(Op::Return, &[]);
@@ -520,7 +513,7 @@ impl Lower<'_> {
                     T::Yield => {
                         let label = self.e.cur_label();
                         let Some(Frame::If { merge, incoming }) = self.frames.last_mut() else {
-                            return Err(self.err(None, "`yield` outside an `if`"));
+                            return Err(self.internal("`yield` outside an `if`"));
                         };
                         incoming.push((label, srcs));
                         let merge = *merge;
@@ -531,10 +524,10 @@ impl Lower<'_> {
                         let label = self.e.cur_label();
                         let Some(frame) = self.frames.iter_mut().rev().find(|fr| matches!(fr, Frame::Loop { .. }))
                         else {
-                            return Err(self.err(None, "`break`/`continue` outside a loop"));
+                            return Err(self.internal("`break`/`continue` outside a loop"));
                         };
                         let Frame::Loop { cont, merge, conts, breaks } = frame else {
-                            return Err(self.err(None, "`break`/`continue` outside a loop"));
+                            return Err(self.internal("`break`/`continue` outside a loop"));
                         };
                         let target = if t == T::Break {
                             breaks.push((label, srcs));
@@ -564,7 +557,7 @@ impl Lower<'_> {
         let mut incoming = Vec::new();
         if regions.len() < 2 {
             if !f.inst_results(inst).is_empty() {
-                return Err(self.err(None, "an `if` with results needs an else arm"));
+                return Err(self.internal("an `if` with results and no else arm"));
             }
             incoming.push((header, Vec::new()));
         }
@@ -578,7 +571,7 @@ impl Lower<'_> {
             }
         }
         let Some(Frame::If { incoming, .. }) = self.frames.pop() else {
-            return Err(self.err(None, "unbalanced structure"));
+            return Err(self.internal("unbalanced structure"));
         };
         self.e.begin(merge);
         self.merge_phis(f.inst_results(inst), &incoming)
@@ -597,7 +590,7 @@ impl Lower<'_> {
             let id = self.e.id();
             let edges: Vec<(u32, u32)> = incoming.iter().map(|(l, vs)| (vs.get(k).copied().unwrap_or(0), *l)).collect();
             if edges.iter().any(|&(v, _)| v == 0) {
-                return Err(self.err(None, "a terminator passes too few values"));
+                return Err(self.internal("a terminator passes too few values"));
             }
             self.e.phi_in(block, ty, id, &edges);
             self.set(r, id);
@@ -607,7 +600,7 @@ impl Lower<'_> {
 
     fn lower_loop(&mut self, inst: Inst) -> Result<(), CompileError> {
         let f = self.f;
-        let body = f.inst_regions(inst).next().ok_or_else(|| self.err(None, "a loop without a body"))?;
+        let body = f.inst_regions(inst).next().ok_or_else(|| self.internal("a loop without a body"))?;
         let inits: Vec<u32> = f.args(inst).iter().map(|&v| self.v(v)).collect::<Result<_, _>>()?;
         let params = f.region_params(body);
         let mut ptys = Vec::with_capacity(params.len());
@@ -632,7 +625,7 @@ impl Lower<'_> {
             self.e.terminate(Op::Unreachable, &[]);
         }
         let Some(Frame::Loop { conts, breaks, .. }) = self.frames.pop() else {
-            return Err(self.err(None, "unbalanced structure"));
+            return Err(self.internal("unbalanced structure"));
         };
         // The continue block: φs of the continued values, then the back edge.
         self.e.begin(cont);
@@ -646,7 +639,7 @@ impl Lower<'_> {
                 let edges: Vec<(u32, u32)> =
                     conts.iter().map(|(l, vs)| (vs.get(k).copied().unwrap_or(0), *l)).collect();
                 if edges.iter().any(|&(v, _)| v == 0) {
-                    return Err(self.err(None, "`continue` passes too few values"));
+                    return Err(self.internal("`continue` passes too few values"));
                 }
                 self.e.phi_in(cont_idx, ty, id, &edges);
                 next.push(id);
@@ -662,8 +655,9 @@ impl Lower<'_> {
 
     /// Resolves the base of every pointer value (a fixed point over yields, breaks and
     /// continues); a pointer with two possible bases is an error.
-    fn resolve_bases(&mut self, layout: &Layout) -> Result<(), CompileError> {
+    fn resolve_bases(&mut self) -> Result<(), CompileError> {
         let f = self.f;
+        let layout = self.facts.layout();
         for (i, p) in f.params.iter().enumerate() {
             if p.ty.is_ptr() {
                 self.bases[p.value.index()] = Some(Base::Buffer(i));
@@ -686,19 +680,18 @@ impl Lower<'_> {
                             changed = true;
                         }
                         Some(old) if old != b => {
-                            this.cur_inst = Some(inst);
-                            return Err(this.err(
-                                None,
-                                "a pointer here may point into two different buffers or shared arrays; \
-                                 SPIR-V's logical addressing needs one base per pointer",
-                            ));
+                            let why = "a pointer here may point into two different buffers or shared arrays; \
+                                       SPIR-V's logical addressing needs one base per pointer";
+                            let op = f.insts[inst].opcode;
+                            let e = CompileError::unsupported(this.opts.env, Some(op), Some(f.value_type(dst)), why);
+                            return Err(e.at(inst));
                         }
                         Some(_) => {}
                     }
                     Ok(())
                 };
-                match data.opcode {
-                    Opcode::SharedAddr => {
+                match data.opcode.class() {
+                    OpClass::Memory(MemoryOp::SharedAddr) => {
                         if let (Imm::Shared(arr), Some(r)) = (data.imm, f.first_result(inst)) {
                             if self.bases[r.index()].is_none() {
                                 self.bases[r.index()] = Some(Base::Shared(arr));
@@ -706,31 +699,44 @@ impl Lower<'_> {
                             }
                         }
                     }
-                    Opcode::PtrOffset => {
+                    OpClass::Memory(MemoryOp::PtrOffset) => {
                         if let Some(r) = f.first_result(inst) {
                             flow(r, args[0], self)?;
                         }
                     }
-                    Opcode::Select => {
+                    OpClass::Select => {
                         if let Some(r) = f.first_result(inst) {
                             flow(r, args[1], self)?;
                             flow(r, args[2], self)?;
                         }
                     }
-                    Opcode::Loop => {
+                    OpClass::Loop => {
                         if let Some(body) = f.inst_regions(inst).next() {
                             for (&p, &a) in f.region_params(body).iter().zip(args) {
                                 flow(p, a, self)?;
                             }
                         }
                     }
-                    Opcode::Yield | Opcode::Break | Opcode::Continue => {
-                        let Some(target) = terminator_targets(f, layout, inst, data.opcode) else { continue };
+                    OpClass::Terminator(t) => {
+                        let Some(target) = terminator_targets(f, layout, inst, t) else { continue };
                         for (&d, &s) in target.iter().zip(args) {
                             flow(d, s, self)?;
                         }
                     }
-                    _ => {}
+                    // No other op makes a pointer or passes one on.
+                    OpClass::Memory(MemoryOp::Load | MemoryOp::Store | MemoryOp::AtomicRmw | MemoryOp::AtomicCas)
+                    | OpClass::Const
+                    | OpClass::Binary(_)
+                    | OpClass::Unary(_)
+                    | OpClass::Fma
+                    | OpClass::Cmp
+                    | OpClass::Cast
+                    | OpClass::Bitcast
+                    | OpClass::Index(_)
+                    | OpClass::Exchange(_)
+                    | OpClass::Collective(_)
+                    | OpClass::Sync(_)
+                    | OpClass::If => {}
                 }
             }
             if !changed {
@@ -743,9 +749,9 @@ impl Lower<'_> {
     /// The base and element type of a pointer value.
     fn ptr_info(&self, p: Value) -> Result<(Base, AddrSpace, ScalarType), CompileError> {
         let Type::Ptr(space, elem) = self.f.value_type(p) else {
-            return Err(self.err(None, "not a pointer"));
+            return Err(self.internal("not a pointer"));
         };
-        let base = self.bases[p.index()].ok_or_else(|| self.err(Some(elem), "a pointer whose base is unknown"))?;
+        let base = self.bases[p.index()].ok_or_else(|| self.internal("a pointer whose base is unknown"))?;
         Ok((base, space, elem))
     }
 
@@ -754,7 +760,7 @@ impl Lower<'_> {
             Base::Buffer(i) => self.buffers.get(i).copied().flatten(),
             Base::Shared(a) => self.shared.get(a.index()).copied().flatten(),
         };
-        s.ok_or_else(|| self.err(None, "a pointer into an undeclared buffer or shared array"))
+        s.ok_or_else(|| self.internal("a pointer into an undeclared buffer or shared array"))
     }
 
     /// The element pointer for an index.
@@ -779,21 +785,20 @@ impl Lower<'_> {
         (p, sh)
     }
 
-    fn lower_memory(&mut self, inst: Inst) -> Result<(), CompileError> {
+    fn lower_memory(&mut self, inst: Inst, op: MemoryOp) -> Result<(), CompileError> {
         let f = self.f;
         let data = &f.insts[inst];
         let args = f.args(inst);
-        let res = f.first_result(inst);
         let u = self.int_ty(32);
-        match data.opcode {
-            Opcode::SharedAddr => {
-                let r = res.ok_or_else(|| self.err(None, "missing result"))?;
+        match op {
+            MemoryOp::SharedAddr => {
+                let r = self.result(inst)?;
                 let z = self.c_u32(0);
                 self.set(r, z);
                 Ok(())
             }
-            Opcode::PtrOffset => {
-                let r = res.ok_or_else(|| self.err(None, "missing result"))?;
+            MemoryOp::PtrOffset => {
+                let r = self.result(inst)?;
                 let (p, i) = (self.v(args[0])?, self.v(args[1])?);
                 let it = self.scalar(args[1]);
                 let i32_ = if it.bits() == 64 { self.e.op(Op::UConvert, u, &[i]) } else { i };
@@ -802,8 +807,8 @@ impl Lower<'_> {
                 self.set(r, d);
                 Ok(())
             }
-            Opcode::Load => {
-                let r = res.ok_or_else(|| self.err(None, "missing result"))?;
+            MemoryOp::Load => {
+                let r = self.result(inst)?;
                 let (base, space, elem) = self.ptr_info(args[0])?;
                 let s = self.storage(base)?;
                 let idx = self.v(args[0])?;
@@ -829,7 +834,7 @@ impl Lower<'_> {
                 self.set(r, d);
                 Ok(())
             }
-            Opcode::Store => {
+            MemoryOp::Store => {
                 let (base, space, elem) = self.ptr_info(args[0])?;
                 let s = self.storage(base)?;
                 let (idx, v) = (self.v(args[0])?, self.v(args[1])?);
@@ -856,20 +861,20 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
-            Opcode::AtomicRmw | Opcode::AtomicCas => {
-                let r = res.ok_or_else(|| self.err(None, "missing result"))?;
+            MemoryOp::AtomicRmw | MemoryOp::AtomicCas => {
+                let r = self.result(inst)?;
                 let (base, space, elem) = self.ptr_info(args[0])?;
                 let (aop, scope) = match data.imm {
                     Imm::Atomic(op, s) => (Some(op), s),
                     Imm::Scope(s) => (None, s),
-                    _ => return Err(self.err(None, "malformed immediate")),
+                    _ => return Err(self.internal("malformed immediate")),
                 };
                 if elem == ScalarType::Bool {
-                    return Err(self.err(Some(elem), "SPIR-V has no atomics on 1-byte elements"));
+                    return Err(self.internal("an atomic on bool elements, which the verifier rejects"));
                 }
                 let ty = self.ty(elem)?;
                 if elem.bits() == 64 {
-                    self.need(Capability::Int64Atomics, self.opts.caps.int64_atomics, "64-bit atomics", Some(elem))?;
+                    self.need(Capability::Int64Atomics, self.opts.caps.int64_atomics, "64-bit atomics")?;
                 }
                 let s = self.storage(base)?;
                 let idx = self.v(args[0])?;
@@ -892,7 +897,6 @@ impl Lower<'_> {
                                     Capability::AtomicFloat32AddEXT,
                                     self.opts.caps.float32_atomic_add,
                                     "32-bit float atomic add (shaderBufferFloat32AtomicAdd)",
-                                    Some(elem),
                                 )?;
                                 self.e.extension("SPV_EXT_shader_atomic_float_add");
                                 Op::AtomicFAddEXT
@@ -917,10 +921,11 @@ impl Lower<'_> {
                             (AtomicOp::Xor, _) if elem.is_int() => Op::AtomicXor,
                             (AtomicOp::Exch, _) => Op::AtomicExchange,
                             _ => {
-                                return Err(self.err(
-                                    Some(elem),
-                                    format!("SPIR-V has no atomic `{}` on {}", op.name(), elem.name()),
-                                ))
+                                return Err(self.internal(format!(
+                                    "atomic `{}` on {}, which the verifier rejects",
+                                    op.name(),
+                                    elem.name()
+                                )))
                             }
                         };
                         self.e.op(sop, ty, &[p, scope_id, sem, x])
@@ -929,27 +934,23 @@ impl Lower<'_> {
                 self.set(r, d);
                 Ok(())
             }
-            other => Err(self.err(None, format!("`{other}` is not a memory op"))),
         }
     }
 }
 
 /// The values a `yield` (the `if`'s results), `break` (the loop's results) or `continue` (the
-/// body's parameters) defines.
-fn terminator_targets(f: &Function, layout: &Layout, inst: Inst, op: Opcode) -> Option<Vec<Value>> {
+/// body's parameters) defines; `return` defines none.
+fn terminator_targets<'f>(f: &'f Function, layout: &Layout, inst: Inst, t: Terminator) -> Option<&'f [Value]> {
     let mut region = layout.inst_pos(inst)?.region;
     loop {
         let owner = f.regions[region].parent.expand()?;
         let oop = f.insts[owner].opcode;
-        if op == Opcode::Yield && oop == Opcode::If {
-            return Some(f.inst_results(owner).to_vec());
-        }
-        if oop == Opcode::Loop && op != Opcode::Yield {
-            return Some(if op == Opcode::Break {
-                f.inst_results(owner).to_vec()
-            } else {
-                f.region_params(f.inst_regions(owner).next()?).to_vec()
-            });
+        match t {
+            Terminator::Return => return None,
+            Terminator::Yield if oop == Opcode::If => return Some(f.inst_results(owner)),
+            Terminator::Break if oop == Opcode::Loop => return Some(f.inst_results(owner)),
+            Terminator::Continue if oop == Opcode::Loop => return Some(f.region_params(f.inst_regions(owner).next()?)),
+            Terminator::Yield | Terminator::Break | Terminator::Continue => {}
         }
         region = layout.inst_pos(owner)?.region;
     }

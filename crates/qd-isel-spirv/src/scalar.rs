@@ -19,22 +19,35 @@ use crate::emit::TyKey;
 use crate::lower::Lower;
 use crate::CompileError;
 use qd_mir::{BinOp, UnOp};
-use qd_mir::{CmpCond, Imm, Inst, OpClass, ScalarType};
+use qd_mir::{CmpCond, Imm, Inst, ScalarType};
 use rspirv::spirv::{Capability, Decoration, GlslStd450Op as Glsl, Op};
 
+/// The scalar op classes ([`qd_mir::OpClass`]'s `Const` … `Bitcast`), with their sub-kinds.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ScalarOp {
+    Const,
+    Binary(BinOp),
+    Unary(UnOp),
+    Fma,
+    Select,
+    Cmp,
+    Cast,
+    Bitcast,
+}
+
 /// Lowers one scalar instruction.
-pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), CompileError> {
     let f = lw.f;
     let data = &f.insts[inst];
     let args = f.args(inst);
-    let res = f.first_result(inst).ok_or_else(|| lw.err(None, "missing result"))?;
+    let res = lw.result(inst)?;
     let rt = lw.scalar(res);
-    let d = match data.opcode.class() {
-        OpClass::Const => {
-            let Imm::Const(b) = data.imm else { return Err(lw.err(Some(rt), "malformed constant")) };
+    let d = match op {
+        ScalarOp::Const => {
+            let Imm::Const(b) = data.imm else { return Err(lw.internal("malformed constant")) };
             lw.c(rt, b)?
         }
-        OpClass::Binary(op) => {
+        ScalarOp::Binary(op) => {
             let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
             if let Some(i) = plus_zero_operand(lw, op, rt, args[0], args[1]) {
                 let d = minus_zero_to_plus(lw, rt, if i == 0 { a } else { b })?;
@@ -61,34 +74,31 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
                 _ => binary(lw, op, rt, a, b)?,
             }
         }
-        OpClass::Unary(op) => {
+        ScalarOp::Unary(op) => {
             let a = lw.v(args[0])?;
             unary(lw, op, rt, a)?
         }
-        OpClass::Fma => {
-            if !rt.is_float() {
-                return Err(lw.err(Some(rt), "fma is defined on floats only"));
-            }
+        ScalarOp::Fma => {
             let (a, b, c) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
             fma_exact(lw, rt, a, b, c)?
         }
-        OpClass::Select => {
+        ScalarOp::Select => {
             let (c, a, b) = (lw.v(args[0])?, lw.v(args[1])?, lw.v(args[2])?);
             let t = lw.ty(rt)?;
             lw.e.op(Op::Select, t, &[c, a, b])
         }
-        OpClass::Cmp => {
-            let Imm::Cond(cond) = data.imm else { return Err(lw.err(None, "malformed condition")) };
+        ScalarOp::Cmp => {
+            let Imm::Cond(cond) = data.imm else { return Err(lw.internal("malformed condition")) };
             let (a, b) = (lw.v(args[0])?, lw.v(args[1])?);
             let ot = lw.scalar(args[0]);
             compare(lw, cond, ot, a, b)?
         }
-        OpClass::Cast => {
+        ScalarOp::Cast => {
             let a = lw.v(args[0])?;
             let from = lw.scalar(args[0]);
             cast(lw, from, rt, a)?
         }
-        OpClass::Bitcast => {
+        ScalarOp::Bitcast => {
             let a = lw.v(args[0])?;
             let from = lw.scalar(args[0]);
             let (ft, tt) = (lw.ty(from)?, lw.ty(rt)?);
@@ -98,14 +108,6 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
                 lw.e.op(Op::Bitcast, tt, &[a])
             }
         }
-        OpClass::Memory(_)
-        | OpClass::Index(_)
-        | OpClass::Exchange(_)
-        | OpClass::Collective(_)
-        | OpClass::Sync(_)
-        | OpClass::If
-        | OpClass::Loop
-        | OpClass::Terminator(_) => return Err(lw.err(Some(rt), "not a scalar op")),
     };
     lw.set(res, d);
     Ok(())
@@ -131,11 +133,22 @@ fn plus_zero_operand(lw: &Lower<'_>, op: BinOp, t: ScalarType, a: qd_mir::Value,
         return None;
     }
     let sign = if t == ScalarType::F32 { 1u64 << 31 } else { 1u64 << 63 };
-    match (op, const_of(lw, a), const_of(lw, b)) {
-        (BinOp::Add, _, Some(0)) => Some(0),
-        (BinOp::Add, Some(0), _) => Some(1),
-        (BinOp::Sub, _, Some(k)) if k == sign => Some(0),
-        _ => None,
+    match op {
+        BinOp::Add if const_of(lw, b) == Some(0) => Some(0),
+        BinOp::Add if const_of(lw, a) == Some(0) => Some(1),
+        BinOp::Sub if const_of(lw, b) == Some(sign) => Some(0),
+        BinOp::Add
+        | BinOp::Sub
+        | BinOp::Mul
+        | BinOp::Div
+        | BinOp::Rem
+        | BinOp::Min
+        | BinOp::Max
+        | BinOp::And
+        | BinOp::Or
+        | BinOp::Xor
+        | BinOp::Shl
+        | BinOp::Shr => None,
     }
 }
 
@@ -163,8 +176,8 @@ fn fma_exact(lw: &mut Lower<'_>, t: ScalarType, a: u32, b: u32, c: u32) -> Resul
         return crate::softfma::fma_f64(lw, a, b, c);
     }
     let why = "an exact f32 fma (computed in f64 with round-to-odd)";
-    lw.need(Capability::Float64, lw.opts.caps.float64, &format!("64-bit floats (shaderFloat64) for {why}"), Some(t))?;
-    lw.need(Capability::Int64, lw.opts.caps.int64, &format!("64-bit integers (shaderInt64) for {why}"), Some(t))?;
+    lw.need(Capability::Float64, lw.opts.caps.float64, &format!("64-bit floats (shaderFloat64) for {why}"))?;
+    lw.need(Capability::Int64, lw.opts.caps.int64, &format!("64-bit integers (shaderInt64) for {why}"))?;
     let (f32t, f64t) = (lw.ty(ScalarType::F32)?, lw.ty(ScalarType::F64)?);
     let u64t = lw.ty(ScalarType::U64)?;
     let bt = lw.bool_ty();
@@ -254,7 +267,7 @@ fn bits_of(lw: &mut Lower<'_>, t: ScalarType) -> Result<(u32, u32, u64), Compile
     let w = t.bits();
     if w == 64 {
         let why = "64-bit integers (shaderInt64) for the sign and payload bits of f64";
-        lw.need(Capability::Int64, lw.opts.caps.int64, why, Some(t))?;
+        lw.need(Capability::Int64, lw.opts.caps.int64, why)?;
     }
     let u = lw.int_ty(w);
     Ok((u, w, 1u64 << (w - 1)))
@@ -277,7 +290,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u3
             | BinOp::Min
             | BinOp::Max
             | BinOp::Shl
-            | BinOp::Shr => return Err(lw.err(Some(t), "not defined on bool")),
+            | BinOp::Shr => return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects"))),
         },
         ScalarType::F32 | ScalarType::F64 => match op {
             BinOp::Add => exact(lw, Op::FAdd, ty, a, b),
@@ -301,7 +314,7 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, a: u32, b: u3
                 lw.e.op(Op::Select, ty, &[eq, zf, r1])
             }
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
-                return Err(lw.err(Some(t), "not defined on floats"))
+                return Err(lw.internal(format!("{op:?} on {t}, which the verifier rejects")))
             }
         },
         ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {
@@ -425,7 +438,9 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
     let bt = lw.bool_ty();
     Ok(match (op, t) {
         (UnOp::Not, ScalarType::Bool) => lw.e.op(Op::LogicalNot, ty, &[a]),
-        (_, ScalarType::Bool) => return Err(lw.err(Some(t), "not defined on bool")),
+        (UnOp::Neg | UnOp::Abs | UnOp::Sqrt | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::Bool) => {
+            return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects")))
+        }
         // Floats: on the sign bit alone (the MIR flips or clears the sign of NaNs too).
         (UnOp::Neg | UnOp::Abs, ScalarType::F32 | ScalarType::F64) => {
             let (u, w, sign) = bits_of(lw, t)?;
@@ -449,54 +464,65 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, a: u32) -> Resu
         }
         (UnOp::Sqrt, ScalarType::F32 | ScalarType::F64) => lw.e.ext(ty, Glsl::Sqrt as u32, &[a]),
         (UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::F32 | ScalarType::F64)
-        | (UnOp::Sqrt, _) => return Err(lw.err(Some(t), "not defined on this type")),
+        | (UnOp::Sqrt, _) => return Err(lw.internal(format!("{op:?} on {t}, which the verifier rejects"))),
         (UnOp::Not, _) => lw.e.op(Op::Not, ty, &[a]),
-        (UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, _) => {
-            if t.bits() == 32 {
-                bit_op32(lw, op, a)
-            } else if op == UnOp::Bitrev {
-                // As a `uvec2` (x = low word): reverse both words and swap them. Built from
-                // truncations and shifts instead, llvmpipe's 256/512-bit vector code returned
-                // wrong bits (lavapipe at widths 8 and 16).
-                let v2 = uvec2(lw);
-                let words = lw.e.op(Op::Bitcast, v2, &[a]);
-                let rev = lw.e.op(Op::BitReverse, v2, &[words]);
-                let swapped = lw.e.op(Op::VectorShuffle, v2, &[rev, rev, 1, 0]);
-                lw.e.op(Op::Bitcast, ty, &[swapped])
-            } else {
-                let u = lw.int_ty(32);
-                let c32 = lw.c(t, 32)?;
-                let lo = lw.e.op(Op::UConvert, u, &[a]);
-                let hs = lw.e.op(Op::ShiftRightLogical, ty, &[a, c32]);
-                let hi = lw.e.op(Op::UConvert, u, &[hs]);
-                match op {
-                    UnOp::Popcount => {
-                        let (pl, ph) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
-                        let s = lw.e.op(Op::IAdd, u, &[pl, ph]);
-                        lw.e.op(Op::UConvert, ty, &[s])
-                    }
-                    _ => {
-                        let (cl, ch) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
-                        let z = lw.c_u32(0);
-                        let hz = lw.e.op(Op::IEqual, bt, &[hi, z]);
-                        let k32 = lw.c_u32(32);
-                        let low = lw.e.op(Op::IAdd, u, &[cl, k32]);
-                        let s = lw.e.op(Op::Select, u, &[hz, low, ch]);
-                        lw.e.op(Op::UConvert, ty, &[s])
-                    }
-                }
-            }
-        }
+        (UnOp::Clz, _) => bit_op(lw, BitOp::Clz, t, a)?,
+        (UnOp::Popcount, _) => bit_op(lw, BitOp::Popcount, t, a)?,
+        (UnOp::Bitrev, _) => bit_op(lw, BitOp::Bitrev, t, a)?,
     })
 }
 
+/// The integer bit operations, which Vulkan allows on 32-bit values only.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum BitOp {
+    Clz,
+    Popcount,
+    Bitrev,
+}
+
+/// `clz`, `popcount` or `bitrev` of an integer of type `t` (64 bits: on the 32-bit halves).
+fn bit_op(lw: &mut Lower<'_>, op: BitOp, t: ScalarType, a: u32) -> Result<u32, CompileError> {
+    if t.bits() == 32 {
+        return Ok(bit_op32(lw, op, a));
+    }
+    let ty = lw.ty(t)?;
+    if op == BitOp::Bitrev {
+        // As a `uvec2` (x = low word): reverse both words and swap them. Built from
+        // truncations and shifts instead, llvmpipe's 256/512-bit vector code returned
+        // wrong bits (lavapipe at widths 8 and 16).
+        let v2 = uvec2(lw);
+        let words = lw.e.op(Op::Bitcast, v2, &[a]);
+        let rev = lw.e.op(Op::BitReverse, v2, &[words]);
+        let swapped = lw.e.op(Op::VectorShuffle, v2, &[rev, rev, 1, 0]);
+        return Ok(lw.e.op(Op::Bitcast, ty, &[swapped]));
+    }
+    let bt = lw.bool_ty();
+    let u = lw.int_ty(32);
+    let c32 = lw.c(t, 32)?;
+    let lo = lw.e.op(Op::UConvert, u, &[a]);
+    let hs = lw.e.op(Op::ShiftRightLogical, ty, &[a, c32]);
+    let hi = lw.e.op(Op::UConvert, u, &[hs]);
+    let s = if op == BitOp::Popcount {
+        let (pl, ph) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
+        lw.e.op(Op::IAdd, u, &[pl, ph])
+    } else {
+        let (cl, ch) = (bit_op32(lw, op, lo), bit_op32(lw, op, hi));
+        let z = lw.c_u32(0);
+        let hz = lw.e.op(Op::IEqual, bt, &[hi, z]);
+        let k32 = lw.c_u32(32);
+        let low = lw.e.op(Op::IAdd, u, &[cl, k32]);
+        lw.e.op(Op::Select, u, &[hz, low, ch])
+    };
+    Ok(lw.e.op(Op::UConvert, ty, &[s]))
+}
+
 /// `clz`, `popcount` or `bitrev` of a 32-bit value.
-fn bit_op32(lw: &mut Lower<'_>, op: UnOp, a: u32) -> u32 {
+fn bit_op32(lw: &mut Lower<'_>, op: BitOp, a: u32) -> u32 {
     let u = lw.int_ty(32);
     match op {
-        UnOp::Popcount => lw.e.op(Op::BitCount, u, &[a]),
-        UnOp::Bitrev => lw.e.op(Op::BitReverse, u, &[a]),
-        _ => {
+        BitOp::Popcount => lw.e.op(Op::BitCount, u, &[a]),
+        BitOp::Bitrev => lw.e.op(Op::BitReverse, u, &[a]),
+        BitOp::Clz => {
             // 31 - FindUMsb(a); FindUMsb(0) = -1 gives 32.
             let msb = lw.e.ext(u, Glsl::FindUMsb as u32, &[a]);
             let c31 = lw.c_u32(31);
@@ -513,7 +539,7 @@ pub(crate) fn compare(lw: &mut Lower<'_>, cond: CmpCond, t: ScalarType, a: u32, 
             CmpCond::Eq => Op::LogicalEqual,
             CmpCond::Ne => Op::LogicalNotEqual,
             CmpCond::Lt | CmpCond::Le | CmpCond::Gt | CmpCond::Ge => {
-                return Err(lw.err(Some(t), "ordered comparisons are not defined on bool"))
+                return Err(lw.internal("an ordered comparison of bools, which the verifier rejects"))
             }
         },
         ScalarType::F32 | ScalarType::F64 => match cond {
@@ -524,7 +550,7 @@ pub(crate) fn compare(lw: &mut Lower<'_>, cond: CmpCond, t: ScalarType, a: u32, 
             CmpCond::Gt => Op::FOrdGreaterThan,
             CmpCond::Ge => Op::FOrdGreaterThanEqual,
         },
-        _ => {
+        ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {
             let s = t.is_signed();
             match cond {
                 CmpCond::Eq => Op::IEqual,

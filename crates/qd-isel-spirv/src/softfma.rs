@@ -370,7 +370,7 @@ impl Arith for Spv<'_, '_> {
 /// gives `a·b`; everything else is [`fma_core`]. Needs `Int64`.
 pub(crate) fn fma_f64(lw: &mut Lower<'_>, a: u32, b: u32, c: u32) -> Result<u32, CompileError> {
     let t = ScalarType::F64;
-    lw.need(Capability::Int64, lw.opts.caps.int64, "64-bit integers (shaderInt64) for an exact f64 fma", Some(t))?;
+    lw.need(Capability::Int64, lw.opts.caps.int64, "64-bit integers (shaderInt64) for an exact f64 fma")?;
     let (f, u, bt) = (lw.ty(t)?, lw.ty(ScalarType::U64)?, lw.bool_ty());
     let [ab, bb, cb] = [a, b, c].map(|x| lw.e.op(Op::Bitcast, u, &[x]));
     let mut spv = Spv { lw, u, bt, err: None };

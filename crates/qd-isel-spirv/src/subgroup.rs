@@ -13,35 +13,77 @@ use crate::emit::TyKey;
 use crate::lower::{Lower, SCOPE_DEVICE, SCOPE_SUBGROUP, SCOPE_WORKGROUP, SEM_ACQ_REL_ALL};
 use crate::scalar;
 use crate::CompileError;
-use qd_mir::{CmpCond, Dim, Imm, Inst, Opcode, PredOp, ScalarType, Scope, Tile, Value};
+use qd_mir::{
+    CmpCond, Collective, Dim, ExchangeOp, Imm, IndexOp, Inst, LaneMask, PredOp, ScalarType, Scope, ShuffleKind, SyncOp,
+    Tile, Value,
+};
 use rspirv::spirv::{BuiltIn, Capability, GlslStd450Op as Glsl, Op};
 
-/// Lowers an index, exchange, collective or synchronisation op.
-pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> {
+/// Lowers a launch index, size or lane mask.
+pub(crate) fn index(lw: &mut Lower<'_>, inst: Inst, op: IndexOp) -> Result<(), CompileError> {
+    let f = lw.f;
+    let imm = f.insts[inst].imm;
+    let res = lw.result(inst)?;
+    let dim = |lw: &Lower<'_>| match imm {
+        Imm::Dim(dim) => Ok(dim_index(dim)),
+        _ => Err(lw.internal("malformed dimension")),
+    };
+    let d = match op {
+        IndexOp::ThreadId => {
+            let k = dim(lw)?;
+            thread_id(lw, k)?
+        }
+        IndexOp::BlockId => {
+            let k = dim(lw)?;
+            lw.builtin_dim(BuiltIn::WorkgroupId, k)?
+        }
+        IndexOp::BlockDim => {
+            let k = dim(lw)?;
+            lw.c_u32(f.launch.block[k])
+        }
+        IndexOp::GridDim => {
+            let k = dim(lw)?;
+            lw.builtin_dim(BuiltIn::NumWorkgroups, k)?
+        }
+        IndexOp::LaneId => lw.lane()?,
+        IndexOp::SubgroupId => lw.builtin(BuiltIn::SubgroupId)?,
+        IndexOp::SubgroupSize => lw.c_u32(lw.w),
+        IndexOp::LaneMask(m) => {
+            let u64t = lw.ty(ScalarType::U64)?;
+            let lane = lw.lane()?;
+            let one = lw.c(ScalarType::U64, 1)?;
+            let eq = lw.e.op(Op::ShiftLeftLogical, u64t, &[one, lane]);
+            let lt = lw.e.op(Op::ISub, u64t, &[eq, one]);
+            let le = lw.e.op(Op::BitwiseOr, u64t, &[lt, eq]);
+            let full = lw.c(ScalarType::U64, full_bits(lw.w))?;
+            match m {
+                LaneMask::Lt => lt,
+                LaneMask::Le => le,
+                LaneMask::Eq => eq,
+                LaneMask::Ge => {
+                    let n = lw.e.op(Op::Not, u64t, &[lt]);
+                    lw.e.op(Op::BitwiseAnd, u64t, &[full, n])
+                }
+                LaneMask::Gt => {
+                    let n = lw.e.op(Op::Not, u64t, &[le]);
+                    lw.e.op(Op::BitwiseAnd, u64t, &[full, n])
+                }
+            }
+        }
+    };
+    lw.set(res, d);
+    Ok(())
+}
+
+/// Lowers a lane exchange: shuffles, `broadcast`, ballots, `match.*`, `activemask`, `elect`.
+pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result<(), CompileError> {
     let f = lw.f;
     let data = &f.insts[inst];
     let args = f.args(inst);
-    let res = f.first_result(inst);
-    let op = data.opcode;
-    let need_res = |lw: &Lower<'_>| res.ok_or_else(|| lw.err(None, "missing result"));
+    let res = lw.result(inst)?;
     let d = match op {
-        Opcode::ThreadId | Opcode::BlockId | Opcode::BlockDim | Opcode::GridDim => {
-            let Imm::Dim(dim) = data.imm else { return Err(lw.err(None, "malformed dimension")) };
-            let k = dim_index(dim);
-            match op {
-                Opcode::ThreadId => thread_id(lw, k)?,
-                Opcode::BlockId => lw.builtin_dim(BuiltIn::WorkgroupId, k)?,
-                Opcode::BlockDim => lw.c_u32(f.launch.block[k]),
-                _ => lw.builtin_dim(BuiltIn::NumWorkgroups, k)?,
-            }
-        }
-        Opcode::LaneId => lw.lane()?,
-        Opcode::SubgroupId => lw.builtin(BuiltIn::SubgroupId)?,
-        Opcode::SubgroupSize => lw.c_u32(lw.w),
-        Opcode::ShuffleIdx | Opcode::ShuffleUp | Opcode::ShuffleDown | Opcode::ShuffleXor => {
-            shuffle(lw, op, args[0], args[1])?
-        }
-        Opcode::Broadcast => {
+        ExchangeOp::Shuffle(kind) => shuffle(lw, kind, args[0], args[1])?,
+        ExchangeOp::Broadcast => {
             let t = lw.scalar(args[0]);
             let v = lw.v(args[0])?;
             let b = lane_operand(lw, args[1])?;
@@ -50,13 +92,13 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             let src = lw.e.op(Op::BitwiseAnd, u, &[b, m]);
             shfl(lw, t, v, src)?
         }
-        Opcode::Ballot => {
+        ExchangeOp::Ballot => {
             let p = lw.v(args[0])?;
             let m = ballot(lw, p)?;
             mask_to_u64(lw, m)?
         }
-        Opcode::BallotFirstN => {
-            let Imm::Count(n) = data.imm else { return Err(lw.err(None, "malformed count")) };
+        ExchangeOp::BallotFirstN => {
+            let Imm::Count(n) = data.imm else { return Err(lw.internal("malformed count")) };
             let p = lw.v(args[0])?;
             let v4 = ballot_vec(lw, p)?;
             let u = lw.int_ty(32);
@@ -65,48 +107,14 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             let k = lw.c_u32(keep);
             lw.e.op(Op::BitwiseAnd, u, &[x, k])
         }
-        Opcode::VoteAll | Opcode::VoteAny | Opcode::VoteEq => {
-            let Imm::Tile(tile) = data.imm else { return Err(lw.err(None, "malformed tile")) };
-            let t = tile.lanes(lw.w);
-            let pred = if op == Opcode::VoteEq { vote_eq_pred(lw, args[0], t)? } else { lw.v(args[0])? };
-            vote(lw, op != Opcode::VoteAny, pred, t, tile == Tile::Full)?
-        }
-        Opcode::SubgroupReduce | Opcode::SubgroupScan | Opcode::SegmentedReduce => {
-            let Imm::Group { op: g, tile, inclusive } = data.imm else {
-                return Err(lw.err(None, "malformed group immediate"));
-            };
-            crate::tree::group(lw, op, g, tile, inclusive, args)?
-        }
-        Opcode::LaneMaskLt | Opcode::LaneMaskLe | Opcode::LaneMaskEq | Opcode::LaneMaskGe | Opcode::LaneMaskGt => {
-            let u64t = lw.ty(ScalarType::U64)?;
-            let lane = lw.lane()?;
-            let one = lw.c(ScalarType::U64, 1)?;
-            let eq = lw.e.op(Op::ShiftLeftLogical, u64t, &[one, lane]);
-            let lt = lw.e.op(Op::ISub, u64t, &[eq, one]);
-            let le = lw.e.op(Op::BitwiseOr, u64t, &[lt, eq]);
-            let full = lw.c(ScalarType::U64, full_bits(lw.w))?;
-            match op {
-                Opcode::LaneMaskLt => lt,
-                Opcode::LaneMaskLe => le,
-                Opcode::LaneMaskEq => eq,
-                Opcode::LaneMaskGe => {
-                    let n = lw.e.op(Op::Not, u64t, &[lt]);
-                    lw.e.op(Op::BitwiseAnd, u64t, &[full, n])
-                }
-                _ => {
-                    let n = lw.e.op(Op::Not, u64t, &[le]);
-                    lw.e.op(Op::BitwiseAnd, u64t, &[full, n])
-                }
-            }
-        }
-        Opcode::ActiveMask => {
+        ExchangeOp::ActiveMask => {
             let m = active(lw)?;
             mask_to_u64(lw, m)?
         }
-        Opcode::MatchAny => match_any(lw, args[0])?,
-        Opcode::MatchAll => {
+        ExchangeOp::MatchAny => match_any(lw, args[0])?,
+        ExchangeOp::MatchAll => {
             let key = match_key(lw, args[0])?;
-            lw.need_subgroup(Capability::GroupNonUniformBallot, None)?;
+            lw.need_subgroup(Capability::GroupNonUniformBallot)?;
             let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
             let first = lw.e.op(Op::GroupNonUniformBroadcastFirst, key.1, &[scope, key.0]);
             let eq = key_eq(lw, key, first);
@@ -119,86 +127,89 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst) -> Result<(), CompileError> 
             let u64t = lw.ty(ScalarType::U64)?;
             lw.e.op(Op::Select, u64t, &[all, a64, z])
         }
-        Opcode::Elect => {
-            lw.need_subgroup(Capability::GroupNonUniform, None)?;
+        ExchangeOp::Elect => {
+            lw.need_subgroup(Capability::GroupNonUniform)?;
             let (bt, scope) = (lw.bool_ty(), lw.c_u32(SCOPE_SUBGROUP as u32));
             lw.e.op(Op::GroupNonUniformElect, bt, &[scope])
         }
-        Opcode::Nanosleep => {
-            // A scheduling hint with no SPIR-V counterpart: changes no value or memory.
-            lw.v(args[0])?;
+    };
+    lw.set(res, d);
+    Ok(())
+}
+
+/// Lowers a tiled collective: votes here, reductions and scans in `tree.rs`.
+pub(crate) fn collective(lw: &mut Lower<'_>, inst: Inst, op: Collective) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    let res = lw.result(inst)?;
+    let group = match op {
+        Collective::VoteAll | Collective::VoteAny | Collective::VoteEq => {
+            let Imm::Tile(tile) = data.imm else { return Err(lw.internal("malformed tile")) };
+            let t = tile.lanes(lw.w);
+            let pred = if op == Collective::VoteEq { vote_eq_pred(lw, args[0], t)? } else { lw.v(args[0])? };
+            let d = vote(lw, op != Collective::VoteAny, pred, t, tile == Tile::Full)?;
+            lw.set(res, d);
             return Ok(());
         }
-        Opcode::SubgroupSync => {
+        Collective::Reduce => Group::Reduce,
+        Collective::Scan => Group::Scan,
+        Collective::SegReduce => Group::SegReduce,
+    };
+    let Imm::Group { op: g, tile, inclusive } = data.imm else {
+        return Err(lw.internal("malformed group immediate"));
+    };
+    let d = crate::tree::group(lw, group, g, tile, inclusive, args)?;
+    lw.set(res, d);
+    Ok(())
+}
+
+/// Lowers a barrier, fence or `nanosleep`.
+pub(crate) fn sync(lw: &mut Lower<'_>, inst: Inst, op: SyncOp) -> Result<(), CompileError> {
+    let f = lw.f;
+    let data = &f.insts[inst];
+    let args = f.args(inst);
+    match op {
+        SyncOp::Nanosleep => {
+            // A scheduling hint with no SPIR-V counterpart: changes no value or memory.
+            lw.v(args[0])?;
+        }
+        SyncOp::SubgroupSync => {
             // An execution barrier of the subgroup where every lane is known to reach it; under
             // divergence SPIR-V's barrier would be undefined, and the lanes need no ordering.
             if lw.converged() {
-                lw.need_subgroup(Capability::GroupNonUniform, None)?;
+                lw.need_subgroup(Capability::GroupNonUniform)?;
                 let (s, z) = (lw.c_u32(SCOPE_SUBGROUP as u32), lw.c_u32(0));
                 lw.e.op_void(Op::ControlBarrier, &[s, s, z]);
             }
-            return Ok(());
         }
-        Opcode::BlockSync => {
-            lw.block_barrier();
-            return Ok(());
-        }
-        Opcode::BlockSyncPred => {
-            let Imm::Pred(pop) = data.imm else { return Err(lw.err(None, "malformed predicate op")) };
+        SyncOp::BlockSync => lw.block_barrier(),
+        SyncOp::BlockSyncPred => {
+            let Imm::Pred(pop) = data.imm else { return Err(lw.internal("malformed predicate op")) };
+            let res = lw.result(inst)?;
             let p = lw.v(args[0])?;
-            sync_pred(lw, pop, p)?
+            let d = sync_pred(lw, pop, p)?;
+            lw.set(res, d);
         }
-        Opcode::Fence => {
-            let Imm::Scope(s) = data.imm else { return Err(lw.err(None, "malformed scope")) };
+        SyncOp::Fence => {
+            let Imm::Scope(s) = data.imm else { return Err(lw.internal("malformed scope")) };
             let scope = match s {
                 Scope::Subgroup | Scope::Block => SCOPE_WORKGROUP,
                 Scope::Device => SCOPE_DEVICE,
             };
             let (sc, m) = (lw.c_u32(scope as u32), lw.c_u32(SEM_ACQ_REL_ALL as u32));
             lw.e.op_void(Op::MemoryBarrier, &[sc, m]);
-            return Ok(());
         }
-        Opcode::Const
-        | Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::Shr
-        | Opcode::Neg
-        | Opcode::Abs
-        | Opcode::Not
-        | Opcode::Sqrt
-        | Opcode::Clz
-        | Opcode::Popcount
-        | Opcode::Bitrev
-        | Opcode::Fma
-        | Opcode::Select
-        | Opcode::Cmp
-        | Opcode::Cast
-        | Opcode::Bitcast
-        | Opcode::SharedAddr
-        | Opcode::PtrOffset
-        | Opcode::Load
-        | Opcode::Store
-        | Opcode::AtomicRmw
-        | Opcode::AtomicCas
-        | Opcode::If
-        | Opcode::Loop
-        | Opcode::Yield
-        | Opcode::Break
-        | Opcode::Continue
-        | Opcode::Return => return Err(lw.err(None, "not a subgroup, index or synchronisation op")),
-    };
-    let r = need_res(lw)?;
-    lw.set(r, d);
+    }
     Ok(())
+}
+
+/// The lane-combining collectives with an operator: how `tree::group` lowers each.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Group {
+    Reduce,
+    Scan,
+    SegReduce,
 }
 
 fn dim_index(d: Dim) -> usize {
@@ -265,7 +276,7 @@ fn thread_id(lw: &mut Lower<'_>, k: usize) -> Result<u32, CompileError> {
 
 /// `OpGroupNonUniformBallot` as a `uvec4`.
 fn ballot_vec(lw: &mut Lower<'_>, p: u32) -> Result<u32, CompileError> {
-    lw.need_subgroup(Capability::GroupNonUniformBallot, None)?;
+    lw.need_subgroup(Capability::GroupNonUniformBallot)?;
     let u = lw.int_ty(32);
     let v4 = lw.e.ty(TyKey::Vector(u, 4));
     let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
@@ -344,7 +355,7 @@ fn lane_operand(lw: &mut Lower<'_>, v: Value) -> Result<u32, CompileError> {
 /// `bool` travels as `u32` 0/1, 64-bit values as a `uvec2` (subgroup ops on 64-bit scalars need
 /// a device feature Vulkan 1.1 does not require). `src` must name an active lane.
 pub(crate) fn shfl_op(lw: &mut Lower<'_>, t: ScalarType, v: u32, src: u32, xor: bool) -> Result<u32, CompileError> {
-    lw.need_subgroup(Capability::GroupNonUniformShuffle, Some(t))?;
+    lw.need_subgroup(Capability::GroupNonUniformShuffle)?;
     let op = if xor { Op::GroupNonUniformShuffleXor } else { Op::GroupNonUniformShuffle };
     let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
     Ok(match t {
@@ -376,7 +387,7 @@ pub(crate) fn shfl(lw: &mut Lower<'_>, t: ScalarType, v: u32, src: u32) -> Resul
 }
 
 /// `shuffle.idx/up/down/xor` with the interpreter's rules for out-of-range and inactive sources.
-fn shuffle(lw: &mut Lower<'_>, op: Opcode, val: Value, x: Value) -> Result<u32, CompileError> {
+fn shuffle(lw: &mut Lower<'_>, op: ShuffleKind, val: Value, x: Value) -> Result<u32, CompileError> {
     let t = lw.scalar(val);
     let v = lw.v(val)?;
     let b = lane_operand(lw, x)?;
@@ -384,21 +395,21 @@ fn shuffle(lw: &mut Lower<'_>, op: Opcode, val: Value, x: Value) -> Result<u32, 
     let (u, bt) = (lw.int_ty(32), lw.bool_ty());
     let w = lw.c_u32(lw.w);
     let (src, valid) = match op {
-        Opcode::ShuffleIdx => {
+        ShuffleKind::Idx => {
             let m = lw.c_u32(lw.w - 1);
             (lw.e.op(Op::BitwiseAnd, u, &[b, m]), None)
         }
-        Opcode::ShuffleUp => {
+        ShuffleKind::Up => {
             let s = lw.e.op(Op::ISub, u, &[lane, b]);
             (s, Some(lw.e.op(Op::ULessThanEqual, bt, &[b, lane])))
         }
-        Opcode::ShuffleDown => {
+        ShuffleKind::Down => {
             let s = lw.e.op(Op::IAdd, u, &[lane, b]);
             let small = lw.e.op(Op::ULessThan, bt, &[b, w]);
             let inr = lw.e.op(Op::ULessThan, bt, &[s, w]);
             (s, Some(lw.e.op(Op::LogicalAnd, bt, &[small, inr])))
         }
-        _ => {
+        ShuffleKind::Xor => {
             let s = lw.e.op(Op::BitwiseXor, u, &[lane, b]);
             (s, Some(lw.e.op(Op::ULessThan, bt, &[s, w])))
         }
@@ -444,7 +455,7 @@ fn vote(lw: &mut Lower<'_>, all: bool, p: u32, t: u32, full_tile: bool) -> Resul
         return Ok(p);
     }
     if (full_tile || t >= lw.w) && lw.opts.caps.subgroup_ops.vote {
-        lw.need_subgroup(Capability::GroupNonUniformVote, None)?;
+        lw.need_subgroup(Capability::GroupNonUniformVote)?;
         let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
         let op = if all { Op::GroupNonUniformAll } else { Op::GroupNonUniformAny };
         return Ok(lw.e.op(op, bt, &[scope, p]));
@@ -522,7 +533,7 @@ fn key_eq(lw: &mut Lower<'_>, key: (u32, u32, bool), other: u32) -> u32 {
 /// inactive lane's broadcast is undefined, its bit is cleared).
 fn match_any(lw: &mut Lower<'_>, val: Value) -> Result<u32, CompileError> {
     let key = match_key(lw, val)?;
-    lw.need_subgroup(Capability::GroupNonUniformBallot, None)?;
+    lw.need_subgroup(Capability::GroupNonUniformBallot)?;
     let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
     let (mt, _) = mask_ty(lw)?;
     let mut m = mask_const(lw, 0)?;
@@ -543,7 +554,7 @@ fn match_any(lw: &mut Lower<'_>, val: Value) -> Result<u32, CompileError> {
 /// `block.sync_pred`: every thread folds its predicate into a workgroup slot with an atomic
 /// between two barriers, reads the slot, and after a third barrier clears it for the next use.
 fn sync_pred(lw: &mut Lower<'_>, pop: PredOp, p: u32) -> Result<u32, CompileError> {
-    let slot = lw.sync_slot.ok_or_else(|| lw.err(None, "no workgroup slot for block.sync_pred"))?;
+    let slot = lw.sync_slot.ok_or_else(|| lw.internal("no workgroup slot for block.sync_pred"))?;
     let (u, bt) = (lw.int_ty(32), lw.bool_ty());
     let (one, z) = (lw.c_u32(1), lw.c_u32(0));
     let (scope, sem) = (lw.c_u32(SCOPE_WORKGROUP as u32), lw.c_u32(0));

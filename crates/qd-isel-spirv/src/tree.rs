@@ -17,11 +17,13 @@
 
 use crate::lower::{Lower, SCOPE_SUBGROUP};
 use crate::scalar;
-use crate::subgroup::{active, ballot, bit_set, full_bits, lowest_bit, mask_const, mask_ty, shfl, shfl_op, tile_mask};
+use crate::subgroup::{
+    active, ballot, bit_set, full_bits, lowest_bit, mask_const, mask_ty, shfl, shfl_op, tile_mask, Group,
+};
 use crate::{CompileError, ReduceStrategy};
 use qd_mir::eval::identity;
 use qd_mir::BinOp;
-use qd_mir::{GroupOp, Opcode, ScalarType, Tile, Value};
+use qd_mir::{GroupOp, ScalarType, Tile, Value};
 use rspirv::spirv::{Capability, GlslStd450Op as Glsl, Op};
 
 /// The domain a group op computes in: `bool` travels as `u32` 0/1 with its bool operator.
@@ -95,7 +97,7 @@ fn group_opcode(ty: ScalarType, g: GroupOp) -> Option<Op> {
                 GroupOp::Xor => Op::GroupNonUniformBitwiseXor,
             }
         }
-        _ => return None,
+        ScalarType::I64 | ScalarType::U64 | ScalarType::F32 | ScalarType::F64 => return None,
     })
 }
 
@@ -110,7 +112,7 @@ enum Plan {
 /// Lowers `subgroup.reduce` / `subgroup.scan` / `subgroup.segreduce`.
 pub(crate) fn group(
     lw: &mut Lower<'_>,
-    op: Opcode,
+    op: Group,
     g: GroupOp,
     tile: Tile,
     inclusive: bool,
@@ -124,7 +126,7 @@ pub(crate) fn group(
     let ops = lw.opts.caps.subgroup_ops;
     if t == 1 {
         // A one-lane tile: reduce/inclusive scan/segreduce are the value, exclusive the identity.
-        if op == Opcode::SubgroupScan && !inclusive {
+        if op == Group::Scan && !inclusive {
             let id = dom.identity(lw)?;
             return Ok(dom.leave(lw, id));
         }
@@ -133,7 +135,7 @@ pub(crate) fn group(
     let gop = group_opcode(ty, g);
     let full = lw.full_activity();
     match op {
-        Opcode::SubgroupReduce => {
+        Group::Reduce => {
             let plan = match lw.opts.reduce {
                 ReduceStrategy::Auto => match gop {
                     Some(_) if whole && ops.arithmetic => Plan::Group,
@@ -142,7 +144,7 @@ pub(crate) fn group(
                 },
                 ReduceStrategy::GroupArithmetic => {
                     if gop.is_none() || !whole {
-                        return Err(lw.err(
+                        return Err(lw.unsupported(
                             Some(ty),
                             format!(
                                 "`OpGroupNonUniform` arithmetic cannot do `{}` on {} over {} (forced strategy `group`: \
@@ -157,7 +159,7 @@ pub(crate) fn group(
                 }
                 ReduceStrategy::Clustered => {
                     if gop.is_none() {
-                        return Err(lw.err(
+                        return Err(lw.unsupported(
                             Some(ty),
                             format!(
                                 "`ClusteredReduce` cannot do `{}` on {} exactly (forced strategy `clustered`)",
@@ -172,11 +174,11 @@ pub(crate) fn group(
             };
             match (plan, gop) {
                 (Plan::Group | Plan::Clustered, Some(gop)) => {
-                    lw.need_subgroup(Capability::GroupNonUniformArithmetic, Some(ty))?;
+                    lw.need_subgroup(Capability::GroupNonUniformArithmetic)?;
                     let rt = lw.ty(ty)?;
                     let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
                     if plan == Plan::Clustered {
-                        lw.need_subgroup(Capability::GroupNonUniformClustered, Some(ty))?;
+                        lw.need_subgroup(Capability::GroupNonUniformClustered)?;
                         let cs = lw.c_u32(t);
                         Ok(lw.e.op(gop, rt, &[scope, 3 /* ClusteredReduce */, v, cs]))
                     } else {
@@ -190,10 +192,10 @@ pub(crate) fn group(
                 }
             }
         }
-        Opcode::SubgroupScan => {
+        Group::Scan => {
             let use_group = whole && ops.arithmetic && gop.is_some() && lw.opts.reduce != ReduceStrategy::ShuffleTree;
             if let (true, Some(gop)) = (use_group, gop) {
-                lw.need_subgroup(Capability::GroupNonUniformArithmetic, Some(ty))?;
+                lw.need_subgroup(Capability::GroupNonUniformArithmetic)?;
                 let rt = lw.ty(ty)?;
                 let scope = lw.c_u32(SCOPE_SUBGROUP as u32);
                 let kind = if inclusive { 1 } else { 2 };
@@ -203,7 +205,7 @@ pub(crate) fn group(
             let r = if full { scan_full(lw, &dom, x, t, inclusive)? } else { scan_partial(lw, &dom, x, t, inclusive)? };
             Ok(dom.leave(lw, r))
         }
-        _ => {
+        Group::SegReduce => {
             let x = dom.enter(lw, v);
             let head = lw.v(args[1])?;
             let hty = lw.scalar(args[1]);

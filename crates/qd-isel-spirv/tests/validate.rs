@@ -152,4 +152,9 @@ fn f64_sign_bit_ops_declare_int64() {
     let e = compile_kernel(f, &SpirvOptions::new(TargetEnv::Vulkan1_1, no_int64)).expect_err("needs Int64");
     let msg = e.to_string();
     assert!(msg.contains("shaderInt64") && msg.contains("f64"), "{msg}");
+    assert!(
+        matches!(&e, qd_isel_spirv::CompileError::MissingCapability { capability, op: Some(_), at: Some(_), .. }
+            if capability.starts_with("Int64 (")),
+        "{e:?}"
+    );
 }

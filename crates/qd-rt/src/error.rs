@@ -79,7 +79,8 @@ impl RtError {
         RtError { kind: RtErrorKind::Driver { call, code, name }, message, log: None }
     }
 
-    pub(crate) fn compile(e: &qd_isel_ptx::CompileError) -> RtError {
+    /// A back end's compile error (PTX, SPIR-V: [`qd_mir::CompileError`]).
+    pub(crate) fn compile(e: &qd_mir::CompileError) -> RtError {
         RtError { kind: RtErrorKind::Compile, message: e.to_string(), log: None }
     }
 

@@ -3,7 +3,7 @@
 //! another, each preceded by a `// ---- kernel @NAME` comment line). `--target vulkan1.x` goes to
 //! `compile_spirv.rs`, `--target gfx…` to `compile_amdgcn.rs`.
 
-use crate::{load, verify};
+use crate::diagnostic::Source;
 use qd_isel_ptx::{compile_kernel, PtxOptions, PtxVersion, ReduceStrategy, Sm};
 
 /// Runs `qdc compile`.
@@ -67,19 +67,12 @@ pub fn compile(args: &[String]) -> Result<(), String> {
         Some("ptx") | None => {}
         Some(other) => return Err(format!("qdc compile: --emit {other} is not supported (want ptx)")),
     }
-    let (_, module) = load(&file)?;
-    verify(&file, &module)?;
-    let kernels: Vec<&qd_mir::Function> = match &kernel {
-        Some(k) => vec![module.kernel(k).ok_or_else(|| format!("no kernel @{k} in {file}"))?],
-        None => module.kernels.iter().collect(),
-    };
-    if kernels.is_empty() {
-        return Err(format!("{file} has no kernel"));
-    }
+    let source = Source::read(&file)?;
+    let kernels = source.kernels(kernel.as_deref(), &file)?;
     let opts = PtxOptions { max_version, reduce, ..PtxOptions::new(target) };
     let mut text = String::new();
-    for f in &kernels {
-        let k = compile_kernel(f, &opts).map_err(|e| format!("error: kernel @{}: {e}", f.name))?;
+    for &(index, f) in &kernels {
+        let k = compile_kernel(f, &opts).map_err(|e| source.render(&e, f, index, &file))?;
         if kernel.is_none() {
             text.push_str(&format!("// ---- kernel @{}\n", f.name));
         }

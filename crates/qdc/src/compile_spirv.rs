@@ -5,7 +5,7 @@
 //! one kernel: the file's only one, or `--kernel NAME`. The device is lavapipe's
 //! ([`qd_isel_spirv::DeviceCaps::lavapipe`]) at width `W` (default 8).
 
-use crate::{load, verify};
+use crate::diagnostic::Source;
 use qd_isel_spirv::{compile_kernel, disassemble, DeviceCaps, ReduceStrategy, SpirvOptions, TargetEnv};
 use std::io::Write;
 
@@ -63,15 +63,8 @@ pub fn compile(args: &[String]) -> Result<(), String> {
             return Err(format!("qdc compile: --emit {other} is not supported for {env} (want spv or spvasm)"))
         }
     };
-    let (_, module) = load(&file)?;
-    verify(&file, &module)?;
-    let kernels: Vec<&qd_mir::Function> = match &kernel {
-        Some(k) => vec![module.kernel(k).ok_or_else(|| format!("no kernel @{k} in {file}"))?],
-        None => module.kernels.iter().collect(),
-    };
-    if kernels.is_empty() {
-        return Err(format!("{file} has no kernel"));
-    }
+    let source = Source::read(&file)?;
+    let kernels = source.kernels(kernel.as_deref(), &file)?;
     if binary && kernels.len() > 1 {
         return Err(format!(
             "qdc compile: {file} has {} kernels; --emit spv writes one module: pick one with --kernel NAME",
@@ -83,8 +76,8 @@ pub fn compile(args: &[String]) -> Result<(), String> {
         ..SpirvOptions::new(env, DeviceCaps { subgroup_size: width, ..DeviceCaps::lavapipe() })
     };
     let mut bytes = Vec::new();
-    for f in &kernels {
-        let k = compile_kernel(f, &opts).map_err(|e| format!("error: kernel @{}: {e}", f.name))?;
+    for &(index, f) in &kernels {
+        let k = compile_kernel(f, &opts).map_err(|e| source.render(&e, f, index, &file))?;
         if binary {
             bytes.extend(k.words.iter().flat_map(|w| w.to_le_bytes()));
         } else {

@@ -49,6 +49,7 @@ mod compile_amdgcn;
 mod compile_spirv;
 mod demo;
 mod devices;
+mod diagnostic;
 mod disasm;
 mod run;
 

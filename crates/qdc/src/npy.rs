@@ -305,7 +305,7 @@ mod tests {
     fn file(version: u8, header: &str, data: &[u8]) -> Vec<u8> {
         let mut h = header.to_string();
         let prefix = if version == 1 { 10 } else { 12 };
-        while (prefix + h.len() + 1) % 64 != 0 {
+        while !(prefix + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');

@@ -155,3 +155,34 @@ fn compile_for_vulkan_reports_bad_requests() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("subgroup(16)") && err.contains("vulkan1.3") && err.contains("8 lanes"), "{err}");
 }
+
+#[test]
+fn compile_errors_point_at_the_op_on_its_line() {
+    let src = "kernel @r(%a: ptr<global, f32>) block(32, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %p = ptr.offset %a, %t : ptr<global, f32>
+  %v = load %p : f32
+  %s = subgroup.reduce add %v : f32
+  store %p, %s
+  return
+}
+";
+    let file = temp_file("reduce_f32.qdm", src);
+    // PTX: `redux.sync` has no f32 form.
+    let out = qdc(&["compile", &file, "--target", "sm_90", "--reduce", "redux"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: kernel @r: cannot compile for sm_90: `subgroup.reduce` on f32: "), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            " --> {file}:5:8\n  |\n5 |   %s = subgroup.reduce add %v : f32\n  |        ^^^^^^^^^^^^^^^\n"
+        )),
+        "{err}"
+    );
+    // SPIR-V: the forced group arithmetic has no exact f32 reduction.
+    let out = qdc(&["compile", &file, "--target", "vulkan1.1", "--emit", "spvasm", "--reduce", "group"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: kernel @r: cannot compile for vulkan1.1: `subgroup.reduce` on f32: "), "{err}");
+    assert!(err.contains(&format!(" --> {file}:5:8\n")), "{err}");
+}

@@ -233,7 +233,7 @@ impl VulkanDevice {
                     format!("block {block:?} has {n} threads, {} subgroups of {w}", n.div_ceil(u64::from(w))),
                 ));
             }
-            full = sc.full_subgroups && block[0] % w == 0;
+            full = sc.full_subgroups && block[0].is_multiple_of(w);
         }
         let pipe = self.gpu.pipeline(&PipeDesc {
             words: &c.words,

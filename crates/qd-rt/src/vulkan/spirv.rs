@@ -82,7 +82,7 @@ pub(crate) fn caps(p: &Props, width: u32) -> DeviceCaps {
 /// Compiles a kernel for a device at subgroup width `width`, in target environment `env`.
 pub(crate) fn compile(f: &Function, p: &Props, env: TargetEnv, width: u32) -> Result<Compiled, RtError> {
     let opts = SpirvOptions::new(env, caps(p, width));
-    let k = compile_kernel(f, &opts).map_err(|e| RtError::compile_text(e.to_string()))?;
+    let k = compile_kernel(f, &opts).map_err(|e| RtError::compile(&e))?;
     p.limits.check_shared(u64::from(k.shared_bytes))?;
     let mut bindings = Vec::with_capacity(k.bindings.len());
     for (i, b) in k.bindings.iter().enumerate() {
