@@ -12,8 +12,8 @@
 use qd_mir::types::{AddrSpace, Type};
 use qd_mir::Function;
 
-use crate::code_object::{ArgKind, KernelArg};
-use crate::target::{Arch, Target, WaveSize};
+use qd_amdgcn_isa::code_object::{ArgKind, KernelArg};
+use qd_amdgcn_isa::{Arch, Target, WaveSize};
 
 /// Unused user SGPRs after the kernarg pointer: gfx1100 in wave32 needs at least 16 user +
 /// system SGPRs initialised (LLVM's `UserSGPRInit16Bug` workaround for Navi31/33), so its

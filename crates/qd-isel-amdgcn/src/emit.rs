@@ -16,10 +16,10 @@
 
 use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
-use crate::isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
 use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
-use crate::target::{Target, WaveSize};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
+use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
+use qd_amdgcn_isa::{Target, WaveSize};
 
 /// The SGPR pair that holds EXEC during a whole-wave sequence.
 pub const EXEC_SAVE: u16 = 14;
@@ -358,7 +358,7 @@ impl Emitter {
         out.push(t(Op::SLoadDwordx2, &[Operand::s2(10), Operand::s2(0), Operand::None]).imm(abi.grid_offset as i32));
         out.push(
             t(Op::SWaitcnt, &[])
-                .imm(i32::from(crate::isa::Waitcnt::lgkm(0, self.target.family()).encode(self.target.family()))),
+                .imm(i32::from(qd_amdgcn_isa::Waitcnt::lgkm(0, self.target.family()).encode(self.target.family()))),
         );
         // s12 = flat workgroup id = x + gx * (y + gy * z); the ids are read before s13 (which holds
         // id X on gfx1100 wave32) is written below.
@@ -415,7 +415,7 @@ pub fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
     let mut offsets = Vec::with_capacity(n + 1);
     for i in &e.insts {
         offsets.push(code.len() as u32);
-        crate::isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
+        qd_amdgcn_isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
     }
     offsets.push(code.len() as u32);
     for k in 0..n {

@@ -17,11 +17,11 @@
 //! spliced once.
 
 use crate::emit::Emitted;
-use crate::isa::{Inst, Op};
-use crate::sim::access::{access, Access};
-use crate::sim::hazard::Tracker;
-use crate::sim::ops::{sem, Sem};
-use crate::target::{Family, Target};
+use qd_amdgcn_isa::{Family, Target};
+use qd_amdgcn_isa::{Inst, Op};
+use qd_amdgcn_sim::access::{access, Access};
+use qd_amdgcn_sim::hazard::Tracker;
+use qd_amdgcn_sim::ops::{sem, Sem};
 
 fn flush(family: Family) -> Inst {
     match family {

@@ -21,8 +21,8 @@ use regalloc2::{
     RegClass, RegallocOptions, VReg,
 };
 
-use crate::target::{Family, Target};
 use crate::vcode::{MInst, Term, VCode, SGPR, VGPR, VGPR64};
+use qd_amdgcn_isa::{Family, Target};
 
 /// The abstract register number of each class's scratch register.
 pub const SCRATCH: usize = 63;

@@ -7,8 +7,8 @@
 use qd_mir::interp::ArgValue;
 
 use crate::abi::KernargValue;
-use crate::sim::{self, Dispatch, GlobalMemory, SimError, SimOptions, SimStats};
 use crate::CompiledKernel;
+use qd_amdgcn_sim::{self as sim, Dispatch, GlobalMemory, SimError, SimOptions, SimStats};
 
 /// Why a simulated launch failed.
 #[derive(Clone, Debug, PartialEq, Eq)]

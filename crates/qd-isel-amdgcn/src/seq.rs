@@ -58,8 +58,8 @@
 
 use std::fmt;
 
-use crate::isa::{InlineFloat, Inst, Mods, Op, Operand};
-use crate::target::{Family, Target, WaveSize};
+use qd_amdgcn_isa::{Family, Target, WaveSize};
+use qd_amdgcn_isa::{InlineFloat, Inst, Mods, Op, Operand};
 
 /// Why a sequence cannot be built with the given registers.
 #[derive(Clone, Debug, PartialEq, Eq)]

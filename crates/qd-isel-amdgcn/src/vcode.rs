@@ -20,7 +20,7 @@ use std::fmt;
 
 use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, RegClass, VReg};
 
-use crate::isa::{Inst, Operand, MAX_OPERANDS};
+use qd_amdgcn_isa::{Inst, Operand, MAX_OPERANDS};
 
 /// regalloc2 class of SGPRs.
 pub const SGPR: RegClass = RegClass::Int;
@@ -479,7 +479,7 @@ pub fn vreg_name(v: VReg) -> String {
 
 /// A fixed operand as the assembler writes it.
 fn operand_text(o: Operand) -> String {
-    let range = |p: char, r: crate::isa::RegRange| {
+    let range = |p: char, r: qd_amdgcn_isa::RegRange| {
         if r.len == 1 {
             format!("{p}{}", r.first)
         } else {

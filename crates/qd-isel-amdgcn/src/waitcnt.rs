@@ -30,10 +30,10 @@
 //! its own wait states in one splice of the instruction list.
 
 use crate::emit::Emitted;
-use crate::isa::{Inst, Op, Operand, RegRange, Waitcnt};
-use crate::sim::access::{access, voverlap, Access, SRange};
-use crate::sim::ops::{is_ds, is_vmem, sem, Sem};
-use crate::target::{Family, Target};
+use qd_amdgcn_isa::{Family, Target};
+use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Waitcnt};
+use qd_amdgcn_sim::access::{access, voverlap, Access, SRange};
+use qd_amdgcn_sim::ops::{is_ds, is_vmem, sem, Sem};
 
 /// Longest pending list kept; older entries are merged into their younger neighbour (which only
 /// makes later waits stricter).

@@ -16,10 +16,10 @@ use std::str::FromStr;
 use qd_mir::ScalarType;
 
 use crate::emit::{Emitted, RegLayout};
-use crate::isa::{Inst, Op, Operand};
-use crate::sim::cost::{class, CostTable, InstClass};
-use crate::sim::ops::sem;
-use crate::target::Target;
+use qd_amdgcn_isa::Target;
+use qd_amdgcn_isa::{Inst, Op, Operand};
+use qd_amdgcn_sim::cost::{class, CostTable, InstClass};
+use qd_amdgcn_sim::ops::sem;
 
 mod cache;
 pub(crate) mod collective;
@@ -235,7 +235,7 @@ pub fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&s
 /// listing (body with its waits and `s_nop`s, without producer and consumer) and the cost.
 pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) -> (Vec<Inst>, Cost) {
     let producer = Inst::new_for(target, Op::VMovB32, &[input, Operand::Int(0)]);
-    let sink = Operand::Vgpr(crate::isa::RegRange { first: 255, len: 1 });
+    let sink = Operand::Vgpr(qd_amdgcn_isa::RegRange { first: 255, len: 1 });
     let consumer = Inst::new_for(target, Op::VMovB32, &[sink, output]);
     let mut insts = Vec::with_capacity(body.len() + 2);
     insts.push(producer);
@@ -283,8 +283,8 @@ pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{Dpp, Dpp16, DppCtrl, RegRange};
-    use crate::target::{Arch, WaveSize};
+    use qd_amdgcn_isa::{Arch, WaveSize};
+    use qd_amdgcn_isa::{Dpp, Dpp16, DppCtrl, RegRange};
 
     fn v(n: u16) -> Operand {
         Operand::Vgpr(RegRange { first: n, len: 1 })
