@@ -1,5 +1,5 @@
 //! The documentation is up to date with the code: `docs/amdgcn-instructions.md` must equal what
-//! `isa::reference::instruction_reference` renders now, the generated blocks of `docs/amdgcn.md`
+//! `reference::instruction_reference` renders now, the generated blocks of `docs/amdgcn.md`
 //! (between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`) must equal the op
 //! counts of the table and the line counts of the golden files, and the page's example program
 //! (`examples/assemble.rs`) must run. On a mismatch the tests print how to regenerate.

@@ -2,7 +2,7 @@
 //! the same walk that places the memory waits `waitcnt.rs` chose.
 //!
 //! The pass walks the instructions in layout order with the same per-architecture hazard rules the
-//! simulator checks (`sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each
+//! simulator checks (`qd_amdgcn_sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each
 //! instruction it asks whether the history demands more wait states, and if so inserts the
 //! cheapest fix the family has — `s_nop` on GFX9 (grown one state at a time), `s_waitcnt_depctr`
 //! on GFX11 — until the instruction is clean. A block that is a branch target can be reached

@@ -5,7 +5,7 @@
 //!
 //! Every candidate is a straight-line instruction listing; [`estimate`] runs it through the same
 //! memory-wait and hazard passes as compiled code (`waitcnt.rs`, `hazard.rs`) and prices each
-//! instruction with the simulator's cost table (`sim::cost`, shuffle-lowering.md §7.1). So the
+//! instruction with the simulator's cost table (`qd_amdgcn_sim::cost`, shuffle-lowering.md §7.1). So the
 //! cycles the selector compares, the ones `qdc explain` prints and the ones the catalog reports
 //! come from one table, and an estimate includes the `s_nop`s and `s_waitcnt`s the sequence really
 //! gets.
