@@ -173,12 +173,12 @@ pub struct Dpp8 {
 
 impl Dpp8 {
     /// The 24-bit selector field.
-    pub fn encode_sel(&self) -> u32 {
+    pub(crate) fn encode_sel(&self) -> u32 {
         self.sel.iter().enumerate().fold(0, |acc, (j, &s)| acc | (u32::from(s) & 7) << (3 * j))
     }
 
     /// The selectors from the 24-bit field.
-    pub fn decode_sel(field: u32) -> [u8; 8] {
+    pub(crate) fn decode_sel(field: u32) -> [u8; 8] {
         std::array::from_fn(|j| (field >> (3 * j) & 7) as u8)
     }
 

@@ -111,13 +111,13 @@ impl fmt::Display for DwarfError {
 impl std::error::Error for DwarfError {}
 
 /// The producer string of the compile units.
-pub const PRODUCER: &str = concat!("qd ", env!("CARGO_PKG_VERSION"));
+pub(crate) const PRODUCER: &str = concat!("qd ", env!("CARGO_PKG_VERSION"));
 
 /// DWARF 5, 32-bit offsets, 8-byte addresses (what LLVM 19 emits for amdgcn-amd-amdhsa).
-pub const ENCODING: Encoding = Encoding { format: Format::Dwarf32, version: 5, address_size: 8 };
+pub(crate) const ENCODING: Encoding = Encoding { format: Format::Dwarf32, version: 5, address_size: 8 };
 
 /// The line-program parameters: instructions are whole 4-byte words.
-pub fn line_encoding() -> LineEncoding {
+pub(crate) fn line_encoding() -> LineEncoding {
     LineEncoding { minimum_instruction_length: 4, ..LineEncoding::default() }
 }
 
@@ -129,7 +129,7 @@ fn check_path(p: &str) -> Result<(), DwarfError> {
 }
 
 /// Checks a sequence's rows: offsets multiples of 4, non-decreasing, inside the code.
-pub fn check_rows(seq: &Sequence<'_>) -> Result<(), DwarfError> {
+pub(crate) fn check_rows(seq: &Sequence<'_>) -> Result<(), DwarfError> {
     let bad = |reason: String| DwarfError::InvalidRows { kernel: seq.name.to_string(), reason };
     let mut prev = 0u32;
     for (i, r) in seq.rows.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! DPP/swizzle/waitcnt fields and the codec built on them (legality checker, encoder, decoder,
 //! printer in LLVM 19 syntax, assembler-text parser) for gfx90a, gfx942 and gfx1100 (wave64 and
 //! wave32); the HSA code-object reader and writer ([`code_object`]) with its DWARF line tables
-//! ([`dwarf`]); and the target description ([`target`]: [`Arch`], [`Family`], [`Target`],
+//! ([`dwarf`]); and the target description ([`Arch`], [`Family`], [`Target`],
 //! [`WaveSize`]).
 //!
 //! Nothing here depends on MIR or on the compiler: this is the machine-code half of the AMD back
@@ -16,21 +16,21 @@
 
 pub mod code_object;
 pub mod dwarf;
-pub mod target;
 
 mod check;
 mod decode;
-pub mod dpp;
+mod dpp;
 mod encode;
-pub mod inst;
+mod inst;
 mod layout;
-pub mod operand;
+mod operand;
 mod parse;
 mod print;
 pub mod reference;
-pub mod swizzle;
-pub mod table;
-pub mod waitcnt;
+mod swizzle;
+mod table;
+mod target;
+mod waitcnt;
 
 pub use decode::{decode, decode_all};
 pub use dpp::{Dpp16, Dpp8, DppCtrl};

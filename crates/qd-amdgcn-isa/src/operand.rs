@@ -198,7 +198,7 @@ impl Operand {
     }
 
     /// Whether this is a constant (inline or literal).
-    pub fn is_const(self) -> bool {
+    pub(crate) fn is_const(self) -> bool {
         matches!(self, Operand::Int(_) | Operand::Float(_) | Operand::Literal(_))
     }
 
@@ -223,7 +223,7 @@ impl Operand {
     /// The 8/9-bit source-field code of this operand in `family` (VGPRs are 256 + n; a literal is
     /// 255; registers are their first register). `None` for [`Operand::None`], for `null` on GFX9
     /// and for register numbers out of the family's range.
-    pub fn src_code(self, family: Family) -> Option<u16> {
+    pub(crate) fn src_code(self, family: Family) -> Option<u16> {
         let max_sgpr = match family {
             Family::Gfx9 => 101,
             Family::Gfx11 => 105,

@@ -18,7 +18,7 @@ use crate::target::{Arch, Family, Target};
 use crate::waitcnt::Waitcnt;
 
 /// An instruction bound to a target, printable as assembler text.
-pub struct InstDisplay<'a> {
+pub(crate) struct InstDisplay<'a> {
     inst: &'a Inst,
     target: Target,
     style: Style,

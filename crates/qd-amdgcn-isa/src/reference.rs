@@ -16,7 +16,7 @@ use crate::table::{flags, Enc, Format, Op, Shape, SoppImm};
 use crate::target::{Arch, Family};
 
 /// Every format, in the order the reference lists them.
-pub const FORMATS: [Format; 14] = [
+pub(crate) const FORMATS: [Format; 14] = [
     Format::Sop1,
     Format::Sop2,
     Format::Sopk,
@@ -34,7 +34,7 @@ pub const FORMATS: [Format; 14] = [
 ];
 
 /// The format's name as the AMD ISA manuals write it (`SOP1`, `VOP3`, `GLOBAL`, ...).
-pub fn format_name(f: Format) -> &'static str {
+pub(crate) fn format_name(f: Format) -> &'static str {
     match f {
         Format::Sop1 => "SOP1",
         Format::Sop2 => "SOP2",
@@ -54,7 +54,7 @@ pub fn format_name(f: Format) -> &'static str {
 }
 
 /// The format an op is listed under: its GFX9 format, or its GFX11 format for GFX11-only ops.
-pub fn listed_format(op: Op) -> Option<Format> {
+pub(crate) fn listed_format(op: Op) -> Option<Format> {
     let info = op.info();
     info.gfx9.or(info.gfx11).map(|e| e.format)
 }
@@ -70,7 +70,7 @@ fn w(name: &str, regs: u8) -> String {
 
 /// The operand list of a shape in assembler order, in words (LLVM's operand names; `:b64` marks
 /// a 64-bit operand, `mask` a lane mask — an SGPR pair in wave64, one SGPR in wave32).
-pub fn shape_words(shape: Shape) -> String {
+pub(crate) fn shape_words(shape: Shape) -> String {
     let list = |v: &[String]| v.join(", ");
     match shape {
         Shape::Sop1 { d, s } => list(&[w("sdst", d), w("ssrc0", s)]),
@@ -146,7 +146,7 @@ pub fn shape_words(shape: Shape) -> String {
 }
 
 /// The encodings of `op` on `arch` that take a DPP modifier: `(32-bit form, VOP3 form)`.
-pub fn dpp_forms(op: Op, arch: Arch) -> (bool, bool) {
+pub(crate) fn dpp_forms(op: Op, arch: Arch) -> (bool, bool) {
     let Some(enc) = op.enc(arch) else { return (false, false) };
     if !layout::is_valu(enc.format) {
         return (false, false);
@@ -158,7 +158,7 @@ pub fn dpp_forms(op: Op, arch: Arch) -> (bool, bool) {
 }
 
 /// Whether a DPP8 form of `op` exists on `arch` (GFX11 only; same encodings as DPP16).
-pub fn has_dpp8(op: Op, arch: Arch) -> (bool, bool) {
+pub(crate) fn has_dpp8(op: Op, arch: Arch) -> (bool, bool) {
     if arch.family() == Family::Gfx11 {
         dpp_forms(op, arch)
     } else {

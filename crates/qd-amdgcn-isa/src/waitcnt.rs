@@ -17,7 +17,7 @@ impl Waitcnt {
     /// Largest vmcnt (both families).
     pub const VM_MAX: u8 = 63;
     /// Largest expcnt.
-    pub const EXP_MAX: u8 = 7;
+    pub(crate) const EXP_MAX: u8 = 7;
 
     /// Largest lgkmcnt of a family (15 on GFX9, 63 on GFX11).
     pub fn lgkm_max(family: Family) -> u8 {

@@ -351,7 +351,7 @@ impl KernelDescriptor {
     }
 
     /// KERNARG_PRELOAD as a half-word.
-    pub fn kernarg_preload(&self) -> u16 {
+    pub(crate) fn kernarg_preload(&self) -> u16 {
         (put(self.kernarg_preload_length.into(), 0, 7) | put(self.kernarg_preload_offset.into(), 7, 9)) as u16
     }
 
@@ -361,12 +361,12 @@ impl KernelDescriptor {
     }
 
     /// GFX9 `RSRC3[16]` TG_SPLIT.
-    pub fn tg_split(&self) -> bool {
+    pub(crate) fn tg_split(&self) -> bool {
         bit(self.compute_pgm_rsrc3, 16)
     }
 
     /// GFX11 `RSRC3[3:0]` SHARED_VGPR_COUNT.
-    pub fn shared_vgpr_count(&self) -> u32 {
+    pub(crate) fn shared_vgpr_count(&self) -> u32 {
         field(self.compute_pgm_rsrc3, 0, 4)
     }
 

@@ -75,7 +75,7 @@ pub fn metadata(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Value {
 
 /// A complete note record: namesz 7, descsz, type 32, `"AMDGPU\0"` padded to 8, the msgpack
 /// blob padded to a multiple of 4.
-pub fn note_record(msgpack: &[u8]) -> Vec<u8> {
+pub(crate) fn note_record(msgpack: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(20 + msgpack.len() + 3);
     out.extend_from_slice(&7u32.to_le_bytes());
     out.extend_from_slice(&u32::try_from(msgpack.len()).unwrap_or(u32::MAX).to_le_bytes());

@@ -27,17 +27,17 @@ use crate::dwarf::LineTable;
 use crate::target::{Arch, Family, Target, WaveSize};
 
 /// `e_ident[EI_OSABI]` of an HSA code object.
-pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+pub(crate) const ELFOSABI_AMDGPU_HSA: u8 = 64;
 /// `e_ident[EI_ABIVERSION]` for code object v5.
-pub const ELFABIVERSION_AMDGPU_HSA_V5: u8 = 3;
+pub(crate) const ELFABIVERSION_AMDGPU_HSA_V5: u8 = 3;
 /// The note type of the metadata note.
 pub const NT_AMDGPU_METADATA: u32 = 32;
 /// e_flags: the MACH field.
 pub const EF_AMDGPU_MACH: u32 = 0x0ff;
 /// e_flags: the xnack field.
-pub const EF_AMDGPU_FEATURE_XNACK_V4: u32 = 0x300;
+pub(crate) const EF_AMDGPU_FEATURE_XNACK_V4: u32 = 0x300;
 /// e_flags: the sramecc field.
-pub const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
+pub(crate) const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
 
 /// An xnack / sramecc target-feature setting (e_flags bits; not applicable on gfx1100, where it
 /// is ignored when writing and read back as `Any`).

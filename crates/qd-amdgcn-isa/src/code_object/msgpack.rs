@@ -174,7 +174,7 @@ pub fn encode(value: &Value) -> Vec<u8> {
 }
 
 /// Appends the MessagePack encoding of `value` to `out`.
-pub fn encode_into(value: &Value, out: &mut Vec<u8>) {
+pub(crate) fn encode_into(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Nil => out.push(0xc0),
         Value::Bool(false) => out.push(0xc2),
@@ -308,7 +308,7 @@ pub fn decode(bytes: &[u8]) -> Result<Value, MsgpackError> {
 }
 
 /// Decodes one value from the start of `bytes`; returns it and the bytes it used.
-pub fn decode_prefix(bytes: &[u8]) -> Result<(Value, usize), MsgpackError> {
+pub(crate) fn decode_prefix(bytes: &[u8]) -> Result<(Value, usize), MsgpackError> {
     let mut d = Decoder { bytes, pos: 0 };
     let value = d.value(0)?;
     Ok((value, d.pos))
