@@ -18,7 +18,7 @@ use qd_amdgcn_isa::{Arch, Target, WaveSize};
 /// Unused user SGPRs after the kernarg pointer: gfx1100 in wave32 needs at least 16 user +
 /// system SGPRs initialised (LLVM's `UserSGPRInit16Bug` workaround for Navi31/33), so its
 /// USER_SGPR_COUNT is padded from 2 to 13 and the workgroup ids arrive in `s13`–`s15`.
-pub fn user_sgpr_pad(target: Target) -> u8 {
+pub(crate) fn user_sgpr_pad(target: Target) -> u8 {
     match (target.arch, target.wave) {
         (Arch::Gfx1100, WaveSize::W32) => 11,
         (Arch::Gfx1100, WaveSize::W64) | (Arch::Gfx90a | Arch::Gfx942, _) => 0,
@@ -26,7 +26,7 @@ pub fn user_sgpr_pad(target: Target) -> u8 {
 }
 
 /// The SGPR holding workgroup id X on entry (Y and Z follow).
-pub fn workgroup_id_sgpr(target: Target) -> u16 {
+pub(crate) fn workgroup_id_sgpr(target: Target) -> u16 {
     2 + u16::from(user_sgpr_pad(target))
 }
 
@@ -65,7 +65,7 @@ pub enum KernargValue {
 
 impl KernargLayout {
     /// The layout for `f`.
-    pub fn new(f: &Function) -> KernargLayout {
+    pub(crate) fn new(f: &Function) -> KernargLayout {
         let mut at = 0u32;
         let mut params = Vec::new();
         let mut args = Vec::new();

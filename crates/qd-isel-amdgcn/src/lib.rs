@@ -27,7 +27,7 @@ mod regalloc;
 pub mod runner;
 pub mod select;
 pub mod seq;
-pub mod vcode;
+mod vcode;
 mod waitcnt;
 
 use std::fmt;
@@ -199,7 +199,7 @@ impl CompiledKernel {
     }
 
     /// The simulator's view of the kernel.
-    pub fn sim_program(&self) -> sim::Program {
+    pub(crate) fn sim_program(&self) -> sim::Program {
         let mut setup = sim::KernelSetup::new(self.target);
         setup.user_sgprs =
             sim::SimUserSgprs { extra: self.resources.user_sgprs.pad, ..sim::SimUserSgprs::kernarg_only() };

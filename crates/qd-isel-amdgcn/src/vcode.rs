@@ -317,6 +317,9 @@ impl VCode {
 
     /// Inserts an empty block after `after` in the layout, renumbering later blocks (their
     /// references in terminators are updated). Returns the new block.
+    // Unused in the crate (it was public API until `vcode` became crate-private); kept for
+    // lowering code that needs to add a block.
+    #[allow(dead_code)]
     pub fn insert_block_after(&mut self, after: VBlock, name: impl Into<String>, divergent: bool) -> VBlock {
         let at = after.index() + 1;
         let renum = |b: VBlock| if b.index() >= at { VBlock::new(b.index() + 1) } else { b };

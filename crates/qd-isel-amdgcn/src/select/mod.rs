@@ -49,7 +49,7 @@ pub enum ShuffleLowering {
 
 impl ShuffleLowering {
     /// Every family, `Auto` first.
-    pub const ALL: [ShuffleLowering; 5] = [
+    pub(crate) const ALL: [ShuffleLowering; 5] = [
         ShuffleLowering::Auto,
         ShuffleLowering::Dpp,
         ShuffleLowering::Permlane,
@@ -183,7 +183,7 @@ pub struct Choice {
 /// the catalog compares against, rather than a mixed sequence whose costliest step is a
 /// bpermute), else the first of the forced family — or an error naming the families that exist
 /// for this op when the forced one has no candidate. Never falls back silently.
-pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
+pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
     cands.sort_by(|a, b| {
         (a.cost.cycles, a.cost.lds_ops, a.cost.insts, &a.name).cmp(&(
             b.cost.cycles,
@@ -218,7 +218,7 @@ pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, S
 
 /// [`pick`], unless `named` names one candidate: then that one (an error listing the legal names
 /// when it is not among them).
-pub fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, String> {
+pub(crate) fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, String> {
     let i = pick(cands, forced)?;
     let Some(name) = named else { return Ok(i) };
     cands.iter().position(|c| c.name == name).ok_or_else(|| {
