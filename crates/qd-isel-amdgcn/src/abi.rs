@@ -6,7 +6,7 @@
 //! grid size in blocks (`qd.grid_x/y/z`, three u32) and the per-lane spill area pointer
 //! (`qd.spill`, 8 bytes; null when the kernel does not spill). Every kernel enables the kernarg
 //! segment pointer (`s[0:1]`), the three workgroup ids (`s2`, `s3`, `s4`; `s13`–`s15` on gfx1100
-//! wave32, see [`user_sgpr_pad`]) and the three packed work-item ids in `v0` (X bits 9:0,
+//! wave32, see `user_sgpr_pad`) and the three packed work-item ids in `v0` (X bits 9:0,
 //! Y 19:10, Z 29:20).
 
 use qd_mir::types::{AddrSpace, Type};

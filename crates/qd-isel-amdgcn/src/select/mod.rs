@@ -1,6 +1,6 @@
 //! The shuffle selector's shared vocabulary: the strategy families a user can force
 //! ([`ShuffleLowering`]), a costed candidate sequence ([`Candidate`]), the record of one
-//! subgroup op's choice ([`Choice`], what `qdc explain` prints), the one choosing rule ([`pick`])
+//! subgroup op's choice ([`Choice`], what `qdc explain` prints), the one choosing rule (`pick`)
 //! and the one cost estimate ([`estimate`]).
 //!
 //! Every candidate is a straight-line instruction listing; [`estimate`] runs it through the same
