@@ -32,7 +32,7 @@ fn flush(family: Family) -> Inst {
 
 /// Inserts `waits` (from `waitcnt::waits`: `(i, wait)` before instruction `i`, in order) and the
 /// wait states every instruction needs. `acc` is `waitcnt::accesses` of `e.insts`.
-pub fn insert_nops(
+pub(crate) fn insert_nops(
     e: &mut Emitted,
     acc: &[(Sem, Access)],
     waits: Vec<(usize, Inst)>,

@@ -204,7 +204,7 @@ fn k<R>(o: Operand) -> Slot<R> {
 
 impl<'s, S: Sink> Builder<'s, S> {
     /// A builder for `target` appending to `sink`.
-    pub fn new(target: Target, sink: &'s mut S) -> Self {
+    pub(crate) fn new(target: Target, sink: &'s mut S) -> Self {
         Builder { target, sink }
     }
 

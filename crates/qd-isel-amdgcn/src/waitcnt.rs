@@ -249,7 +249,7 @@ fn ends_flow(op: Op) -> bool {
 }
 
 /// Each instruction's semantics and register access, computed once for the wait and hazard passes.
-pub fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
+pub(crate) fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
     let (family, lanes) = (target.family(), target.wave.lanes());
     insts
         .iter()
@@ -262,7 +262,7 @@ pub fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
 
 /// The waits the instructions need (see the module doc): `(i, wait)` goes before instruction
 /// `i`, in order. `acc` is [`accesses`] of `e.insts`.
-pub fn waits(e: &Emitted, acc: &[(Sem, Access)], target: Target) -> Vec<(usize, Inst)> {
+pub(crate) fn waits(e: &Emitted, acc: &[(Sem, Access)], target: Target) -> Vec<(usize, Inst)> {
     let pass = Pass { family: target.family() };
     let n = e.insts.len();
     let nb = e.block_starts.len().max(1);

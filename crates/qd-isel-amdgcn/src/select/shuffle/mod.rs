@@ -62,7 +62,7 @@ use qd_amdgcn_isa::{Family, Target};
 /// A register of a candidate sequence (one 32-bit part of the value; 64-bit values run the
 /// sequence on each half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reg {
+pub(crate) enum Reg {
     /// The shuffled value.
     X,
     /// The result (the same register as `X` when the sequence is tied).
@@ -75,7 +75,7 @@ pub enum Reg {
 
 /// One cross-lane primitive with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Prim {
+pub(crate) enum Prim {
     /// `v_mov_b32_dpp dst, a` with a DPP16 control, write masks and the bound_ctrl bit (FI 0).
     Dpp16 {
         /// The control.
@@ -130,7 +130,7 @@ pub enum Prim {
 
 /// What one lane of a step's destination receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recv {
+pub(crate) enum Recv {
     /// Lane `s` of the first operand.
     A(u32),
     /// Lane `s` of the second operand.
@@ -143,7 +143,7 @@ pub enum Recv {
 
 /// THE lane model: what lane `lane` of a wave of `w` lanes receives from primitive `p` when EXEC
 /// is `exec` (the semantics of `sim/crosslane.rs`, shuffle-lowering.md §1).
-pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
+pub(crate) fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
     let on = |l: u32| l < w && exec >> l & 1 == 1;
     // `v_writelane_b32` writes its lane whatever EXEC says; every other primitive leaves an
     // inactive lane alone.
@@ -214,7 +214,7 @@ pub fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
 
 /// One step of a sequence: `dst = prim(a, b)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
+pub(crate) struct Step {
     /// The primitive.
     pub prim: Prim,
     /// The register written.
@@ -233,7 +233,7 @@ impl Step {
 
 /// A candidate sequence for one shuffle table.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Seq {
+pub(crate) struct Seq {
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// `O` is `X`'s register (lanes no step writes keep their own value).
@@ -245,7 +245,7 @@ const ZERO: u8 = 0xFE;
 const UNDEF: u8 = 0xFF;
 
 /// Runs `seq` symbolically: the contents of `O` on every lane (lane `s` of `X` as `s`).
-pub fn run(seq: &Seq, w: u32, exec: u64) -> [u8; 64] {
+pub(crate) fn run(seq: &Seq, w: u32, exec: u64) -> [u8; 64] {
     let mut regs = [[UNDEF; 64]; 4];
     for (l, x) in regs[0].iter_mut().enumerate() {
         *x = l as u8;
@@ -281,7 +281,7 @@ fn all_lanes(w: u32) -> u64 {
 }
 
 /// True when `seq` gives every lane its source in `tab` with every lane active.
-pub fn prove(seq: &Seq, tab: &[u8]) -> bool {
+pub(crate) fn prove(seq: &Seq, tab: &[u8]) -> bool {
     let w = tab.len() as u32;
     let got = run(seq, w, all_lanes(w));
     got[..tab.len()] == *tab
@@ -306,7 +306,7 @@ fn partial_masks(w: u32) -> Vec<u64> {
 
 impl Seq {
     /// The family of the sequence: its costliest cross-lane kind (DPP < permlane < swizzle).
-    pub fn family(&self) -> ShuffleLowering {
+    pub(crate) fn family(&self) -> ShuffleLowering {
         self.steps
             .iter()
             .map(|s| match s.prim {
@@ -325,7 +325,7 @@ impl Seq {
     /// True when the sequence is exact under any EXEC (MIR: an inactive source lane gives the own
     /// value; inactive lanes' results are free): a single instruction whose model agrees on every
     /// mask of [`partial_masks`].
-    pub fn partial_exact(&self, tab: &[u8]) -> bool {
+    pub(crate) fn partial_exact(&self, tab: &[u8]) -> bool {
         let w = tab.len() as u32;
         self.steps.len() == 1
             && partial_masks(w).into_iter().all(|exec| {
@@ -338,13 +338,13 @@ impl Seq {
     }
 
     /// True when any step reads or writes the register `r` (a scratch register needs a VGPR).
-    pub fn uses(&self, r: Reg) -> bool {
+    pub(crate) fn uses(&self, r: Reg) -> bool {
         self.steps.iter().any(|s| s.dst == r || s.a == r || s.b == r)
     }
 
     /// The candidate's name: its steps' names joined by ` + `, a run of readlane fix-ups named
     /// once with its count (`dpp row_shl:1 bound_ctrl + 3 readlane fix-ups`).
-    pub fn name(&self, family: Family) -> String {
+    pub(crate) fn name(&self, family: Family) -> String {
         let mut names: Vec<String> = Vec::new();
         let mut fixups = 0usize;
         for (k, s) in self.steps.iter().enumerate() {
@@ -366,7 +366,7 @@ impl Seq {
 
 /// The name of one primitive (`dpp row_shl:1`, `dpp8 [1,0,3,2,5,4,7,6]`, `swizzle xor 16`,
 /// `permlanex16`, `permlane64`, `readlane 5`, `cndmask`).
-pub fn prim_name(p: &Prim, family: Family) -> String {
+pub(crate) fn prim_name(p: &Prim, family: Family) -> String {
     match *p {
         Prim::Dpp16 { ctrl, row_mask, bank_mask, bc } => {
             let mut s = format!("dpp {}", qd_amdgcn_isa::dpp_ctrl_text(ctrl, family));
@@ -647,7 +647,7 @@ const MULTI_PER_FAMILY: usize = 2;
 /// on `target`, without duplicates. Two-step shapes are searched only when no single DPP or
 /// permlane step exists, selects and the general shapes of `shuffle/rows.rs` only when no one-
 /// or two-step DPP/permlane sequence does.
-pub fn sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
+pub(crate) fn sequences(target: Target, tab: &[u8]) -> Vec<Seq> {
     let w = tab.len() as u32;
     let gfx11 = target.family() == Family::Gfx11;
     let fam = target.family();
