@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the AMDGCN golden encoding tables crates/qd-isel-amdgcn/tests/golden/<target>.txt.
+# Regenerates the AMDGCN golden encoding tables crates/qd-amdgcn-isa/tests/golden/<target>.txt.
 #
-# The candidate instructions come from the table (crates/qd-isel-amdgcn/examples/golden_inputs.rs:
+# The candidate instructions come from the table (crates/qd-amdgcn-isa/examples/golden_inputs.rs:
 # every op available on the target, every encoding form, DPP control, swizzle mode, waitcnt
 # layout, memory form and modifier class qd's checker accepts); their bytes and canonical text
 # come from llvm-mc-19 -show-encoding, so the tables are an independent oracle for qd's encoder,
@@ -21,9 +21,9 @@ MC=${LLVM_MC:-llvm-mc-19}
 command -v "$MC" >/dev/null || { echo "error: $MC not found (apt-get install llvm-19)" >&2; exit 1; }
 version=$("$MC" --version | sed -n 's/.*LLVM version \([0-9.]*\).*/\1/p' | head -n1)
 
-cargo build -q -p qd-isel-amdgcn --example golden_inputs
+cargo build -q -p qd-amdgcn-isa --example golden_inputs
 gen="${CARGO_TARGET_DIR:-target}/debug/examples/golden_inputs"
-out_dir=crates/qd-isel-amdgcn/tests/golden
+out_dir=crates/qd-amdgcn-isa/tests/golden
 mkdir -p "$out_dir"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,7 +44,7 @@ for spec in "gfx90a|gfx90a|w64|" "gfx942|gfx942|w64|" "gfx1100|gfx1100|w64|-matt
     {
         echo "# Golden AMDGCN encodings for $name (-mcpu=$cpu${flags:+ $flags})."
         echo "# Bytes and text obtained from llvm-mc-19 -show-encoding (LLVM $version); do not edit:"
-        echo "# regenerate with scripts/amdgcn-goldens.sh (inputs: crates/qd-isel-amdgcn/examples/golden_inputs.rs)."
+        echo "# regenerate with scripts/amdgcn-goldens.sh (inputs: crates/qd-amdgcn-isa/examples/golden_inputs.rs)."
         echo "# Format: instruction bytes in memory order (hex) | LLVM 19 canonical assembler text."
         awk -F' ; encoding: ' '/; encoding: \[/ {
             t = $1; sub(/^[ \t]+/, "", t); sub(/[ \t]+$/, "", t)

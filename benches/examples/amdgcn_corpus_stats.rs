@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use qd_isel_amdgcn::code_object::{descriptor, FeatureSetting};
+use qd_amdgcn_isa::code_object::{descriptor, FeatureSetting};
 use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, Arch, Family, Target, WaveSize};
 
 fn targets() -> [(Target, &'static str); 4] {

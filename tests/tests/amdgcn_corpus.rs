@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use qd_isel_amdgcn::sim::SimOptions;
+use qd_amdgcn_sim::SimOptions;
 use qd_isel_amdgcn::{compile_kernel, runner, AmdgcnOptions, Arch, CompileError, CompiledKernel, Target, WaveSize};
 use qd_mir::interp::{self, ArgValue, Buffer, RunConfig};
 use qd_mir::{Function, GridPolicy, LaunchArg, Module, ScalarType};

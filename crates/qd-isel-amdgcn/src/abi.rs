@@ -6,19 +6,19 @@
 //! grid size in blocks (`qd.grid_x/y/z`, three u32) and the per-lane spill area pointer
 //! (`qd.spill`, 8 bytes; null when the kernel does not spill). Every kernel enables the kernarg
 //! segment pointer (`s[0:1]`), the three workgroup ids (`s2`, `s3`, `s4`; `s13`–`s15` on gfx1100
-//! wave32, see [`user_sgpr_pad`]) and the three packed work-item ids in `v0` (X bits 9:0,
+//! wave32, see `user_sgpr_pad`) and the three packed work-item ids in `v0` (X bits 9:0,
 //! Y 19:10, Z 29:20).
 
 use qd_mir::types::{AddrSpace, Type};
 use qd_mir::Function;
 
-use crate::code_object::{ArgKind, KernelArg};
-use crate::target::{Arch, Target, WaveSize};
+use qd_amdgcn_isa::code_object::{ArgKind, KernelArg};
+use qd_amdgcn_isa::{Arch, Target, WaveSize};
 
 /// Unused user SGPRs after the kernarg pointer: gfx1100 in wave32 needs at least 16 user +
 /// system SGPRs initialised (LLVM's `UserSGPRInit16Bug` workaround for Navi31/33), so its
 /// USER_SGPR_COUNT is padded from 2 to 13 and the workgroup ids arrive in `s13`–`s15`.
-pub fn user_sgpr_pad(target: Target) -> u8 {
+pub(crate) fn user_sgpr_pad(target: Target) -> u8 {
     match (target.arch, target.wave) {
         (Arch::Gfx1100, WaveSize::W32) => 11,
         (Arch::Gfx1100, WaveSize::W64) | (Arch::Gfx90a | Arch::Gfx942, _) => 0,
@@ -26,7 +26,7 @@ pub fn user_sgpr_pad(target: Target) -> u8 {
 }
 
 /// The SGPR holding workgroup id X on entry (Y and Z follow).
-pub fn workgroup_id_sgpr(target: Target) -> u16 {
+pub(crate) fn workgroup_id_sgpr(target: Target) -> u16 {
     2 + u16::from(user_sgpr_pad(target))
 }
 
@@ -65,7 +65,7 @@ pub enum KernargValue {
 
 impl KernargLayout {
     /// The layout for `f`.
-    pub fn new(f: &Function) -> KernargLayout {
+    pub(crate) fn new(f: &Function) -> KernargLayout {
         let mut at = 0u32;
         let mut params = Vec::new();
         let mut args = Vec::new();

@@ -16,29 +16,29 @@
 
 use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
-use crate::isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
 use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
-use crate::target::{Target, WaveSize};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
+use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
+use qd_amdgcn_isa::{Target, WaveSize};
 
 /// The SGPR pair that holds EXEC during a whole-wave sequence.
-pub const EXEC_SAVE: u16 = 14;
+pub(crate) const EXEC_SAVE: u16 = 14;
 /// The first SGPR of the [`Fill::Pair`] temporaries.
-pub const PAIR_TEMP_BASE: u16 = 8;
+pub(crate) const PAIR_TEMP_BASE: u16 = 8;
 /// The SGPR scratch of the SGPR class.
-pub const SGPR_SCRATCH: u16 = 7;
+pub(crate) const SGPR_SCRATCH: u16 = 7;
 /// The VGPR scratch (VGPR class; also the SGPR spill carrier).
-pub const VGPR_SCRATCH: u16 = 1;
+pub(crate) const VGPR_SCRATCH: u16 = 1;
 /// The VGPR pair scratch.
-pub const PAIR_SCRATCH: u16 = 2;
+pub(crate) const PAIR_SCRATCH: u16 = 2;
 /// The per-lane spill address `v[4:5]`.
-pub const SPILL_ADDR: u16 = 4;
+pub(crate) const SPILL_ADDR: u16 = 4;
 /// The fixed VGPR quad `v[6:9]` ([`Fill::Quad`]), reserved only in kernels that use it.
-pub const QUAD_BASE: u16 = 6;
+pub(crate) const QUAD_BASE: u16 = 6;
 
 /// Where the abstract registers landed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RegLayout {
+pub(crate) struct RegLayout {
     /// Physical number of abstract SGPR 0.
     pub sgpr_base: u16,
     /// Physical number of abstract VGPR 0.
@@ -55,7 +55,7 @@ pub struct RegLayout {
 
 /// What emission needs to know about the kernel ABI for the spill prologue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SpillAbi {
+pub(crate) struct SpillAbi {
     /// Kernarg byte offset of the spill-area pointer.
     pub spill_ptr_offset: u32,
     /// Kernarg byte offset of the grid size in blocks (X, Y, Z as u32).
@@ -71,7 +71,7 @@ pub struct SpillAbi {
 /// One emitted instruction: the instruction, the MIR line it came from (0: none), and the
 /// branch target block of a branch whose offset is still to resolve.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Emitted {
+pub(crate) struct Emitted {
     /// The instructions, branch offsets resolved.
     pub insts: Vec<Inst>,
     /// Per instruction: the MIR source line (0 = none).
@@ -104,7 +104,7 @@ fn err(msg: impl Into<String>) -> String {
 }
 
 /// Emits allocated VCode.
-pub fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
+pub(crate) fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
     let func = &alloc.func;
     let out_ra = &alloc.output;
     // The abstract registers, renumbered onto as few as possible per class (see
@@ -358,7 +358,7 @@ impl Emitter {
         out.push(t(Op::SLoadDwordx2, &[Operand::s2(10), Operand::s2(0), Operand::None]).imm(abi.grid_offset as i32));
         out.push(
             t(Op::SWaitcnt, &[])
-                .imm(i32::from(crate::isa::Waitcnt::lgkm(0, self.target.family()).encode(self.target.family()))),
+                .imm(i32::from(qd_amdgcn_isa::Waitcnt::lgkm(0, self.target.family()).encode(self.target.family()))),
         );
         // s12 = flat workgroup id = x + gx * (y + gy * z); the ids are read before s13 (which holds
         // id X on gfx1100 wave32) is written below.
@@ -403,19 +403,19 @@ impl Emitter {
 }
 
 /// The encoded code, and each instruction at its byte offset.
-pub type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
+pub(crate) type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
 
 /// Encodes the instructions and fills in the branch offsets (in dwords from the next
 /// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
 /// everything is encoded, and the offsets are patched into the code): the code, and each
 /// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
-pub fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
+pub(crate) fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
     let n = e.insts.len();
     let mut code = Vec::with_capacity(8 * n);
     let mut offsets = Vec::with_capacity(n + 1);
     for i in &e.insts {
         offsets.push(code.len() as u32);
-        crate::isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
+        qd_amdgcn_isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
     }
     offsets.push(code.len() as u32);
     for k in 0..n {
@@ -443,7 +443,7 @@ impl Emitted {
     /// the current list, non-decreasing; several at one index go in the order given), as part of
     /// the same block as instruction `i`. Inserted instructions take instruction `i`'s source
     /// line and are not branches.
-    pub fn splice(&mut self, inserts: Vec<(usize, Inst)>) {
+    pub(crate) fn splice(&mut self, inserts: Vec<(usize, Inst)>) {
         if inserts.is_empty() {
             return;
         }

@@ -2,7 +2,7 @@
 //! the same walk that places the memory waits `waitcnt.rs` chose.
 //!
 //! The pass walks the instructions in layout order with the same per-architecture hazard rules the
-//! simulator checks (`sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each
+//! simulator checks (`qd_amdgcn_sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each
 //! instruction it asks whether the history demands more wait states, and if so inserts the
 //! cheapest fix the family has — `s_nop` on GFX9 (grown one state at a time), `s_waitcnt_depctr`
 //! on GFX11 — until the instruction is clean. A block that is a branch target can be reached
@@ -17,11 +17,11 @@
 //! spliced once.
 
 use crate::emit::Emitted;
-use crate::isa::{Inst, Op};
-use crate::sim::access::{access, Access};
-use crate::sim::hazard::Tracker;
-use crate::sim::ops::{sem, Sem};
-use crate::target::{Family, Target};
+use qd_amdgcn_isa::{Family, Target};
+use qd_amdgcn_isa::{Inst, Op};
+use qd_amdgcn_sim::access::{access, Access};
+use qd_amdgcn_sim::hazard::Tracker;
+use qd_amdgcn_sim::ops::{sem, Sem};
 
 fn flush(family: Family) -> Inst {
     match family {
@@ -32,7 +32,7 @@ fn flush(family: Family) -> Inst {
 
 /// Inserts `waits` (from `waitcnt::waits`: `(i, wait)` before instruction `i`, in order) and the
 /// wait states every instruction needs. `acc` is `waitcnt::accesses` of `e.insts`.
-pub fn insert_nops(
+pub(crate) fn insert_nops(
     e: &mut Emitted,
     acc: &[(Sem, Access)],
     waits: Vec<(usize, Inst)>,

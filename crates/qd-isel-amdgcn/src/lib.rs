@@ -4,31 +4,30 @@
 //!   in SGPRs, varying ones in VGPRs, structured control flow on the EXEC mask), allocates
 //!   registers with regalloc2 (`vcode`, `regalloc`), emits the final instructions (`emit`) with
 //!   memory waits (`waitcnt`) and hazard wait states (`hazard`), encodes them and writes an HSA
-//!   code object (`code_object`);
-//! - [`target`]: the architectures and wave sizes;
-//! - [`isa`]: the instruction table, operands, encoder, decoder, printer and assembler parser;
-//! - [`sim`]: the wave simulator that runs the code objects here;
+//!   code object (`qd_amdgcn_isa::code_object`);
+//! - [`select`]: the shuffle selector, which picks the cross-lane sequence for every shuffle,
+//!   broadcast, reduction and scan;
 //! - [`abi`]: the kernarg layout and entry registers;
-//! - [`seq`]: correctly rounded f32/f64 division and square-root instruction sequences.
+//! - [`seq`]: correctly rounded f32/f64 division and square-root instruction sequences;
+//! - [`runner`]: compile-and-simulate helpers that run a [`CompiledKernel`] on the wave simulator.
+//!
+//! The machine-code layer (instruction table, encoder, decoder, printer, parser, code objects,
+//! targets) is the `qd-amdgcn-isa` crate, and the wave simulator that checks this crate's output
+//! is `qd-amdgcn-sim`; the target types are re-exported here for convenience.
 //!
 //! See `docs/amdgcn.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod abi;
-pub mod code_object;
-pub mod dwarf;
 mod emit;
 mod hazard;
-pub mod isa;
 mod lower;
 mod regalloc;
 pub mod runner;
 pub mod select;
 pub mod seq;
-pub mod sim;
-pub mod target;
-pub mod vcode;
+mod vcode;
 mod waitcnt;
 
 use std::fmt;
@@ -36,11 +35,13 @@ use std::fmt;
 use qd_mir::types::ScalarType;
 use qd_mir::{Function, Inst};
 
+pub use qd_amdgcn_isa::{Arch, Family, Target, WaveSize};
 pub use select::{Candidate, Choice, Cost, Listing, ShuffleLowering};
-pub use target::{Arch, Family, Target, WaveSize};
 
 use abi::KernargLayout;
-use code_object::{CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
+use qd_amdgcn_isa::code_object::{self, CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
+use qd_amdgcn_isa::dwarf;
+use qd_amdgcn_sim as sim;
 
 /// What to compile for, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,7 +149,7 @@ pub struct CompiledKernel {
     /// Target.
     pub target: Target,
     /// The final instructions at their byte offsets.
-    pub insts: Vec<(u32, isa::Inst)>,
+    pub insts: Vec<(u32, qd_amdgcn_isa::Inst)>,
     /// MIR source line per instruction (0 = none), parallel to `insts`.
     pub lines: Vec<u32>,
     /// The encoded `.text` of the kernel.
@@ -198,7 +199,7 @@ impl CompiledKernel {
     }
 
     /// The simulator's view of the kernel.
-    pub fn sim_program(&self) -> sim::Program {
+    pub(crate) fn sim_program(&self) -> sim::Program {
         let mut setup = sim::KernelSetup::new(self.target);
         setup.user_sgprs =
             sim::SimUserSgprs { extra: self.resources.user_sgprs.pad, ..sim::SimUserSgprs::kernarg_only() };

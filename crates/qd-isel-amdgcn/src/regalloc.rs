@@ -21,25 +21,25 @@ use regalloc2::{
     RegClass, RegallocOptions, VReg,
 };
 
-use crate::target::{Family, Target};
 use crate::vcode::{MInst, Term, VCode, SGPR, VGPR, VGPR64};
+use qd_amdgcn_isa::{Family, Target};
 
 /// The abstract register number of each class's scratch register.
-pub const SCRATCH: usize = 63;
+pub(crate) const SCRATCH: usize = 63;
 
 /// VGPRs every kernel reserves below the allocated ones: `v0` (the packed work-item ids on
 /// entry), `v1` (the VGPR class scratch), `v[2:3]` (the pair scratch) and `v[4:5]` (the
 /// per-lane spill address, when the kernel spills).
-pub const RESERVED_VGPRS: u32 = 6;
+pub(crate) const RESERVED_VGPRS: u32 = 6;
 
 /// SGPRs every kernel reserves below the allocated ones: `s[0:7]` hold the ABI registers on
 /// entry (kernarg pointer, workgroup ids), `s[8:13]` the three [`crate::vcode::Fill::Pair`]
 /// temporaries, `s[14:15]` the saved EXEC of whole-wave moves.
-pub const RESERVED_SGPRS: u32 = 16;
+pub(crate) const RESERVED_SGPRS: u32 = 16;
 
 /// How many registers of each class the allocator may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// SGPRs.
     pub sgprs: usize,
     /// Single VGPRs.
@@ -51,7 +51,7 @@ pub struct Budget {
 impl Budget {
     /// The budget for at most `max_vgprs` VGPRs and `max_sgprs` SGPRs in all (reserved ones
     /// included): the VGPR file is split one third singles, two thirds pairs.
-    pub fn new(target: Target, max_vgprs: u32, max_sgprs: u32) -> Budget {
+    pub(crate) fn new(target: Target, max_vgprs: u32, max_sgprs: u32) -> Budget {
         let sgpr_limit = match target.family() {
             Family::Gfx9 => 102,
             Family::Gfx11 => 106,
@@ -79,7 +79,7 @@ impl Budget {
 }
 
 /// The flattened function regalloc2 allocates.
-pub struct RaFunc<'a> {
+pub(crate) struct RaFunc<'a> {
     vcode: &'a VCode,
     insts: Vec<&'a MInst>,
     ranges: Vec<InstRange>,
@@ -89,7 +89,7 @@ pub struct RaFunc<'a> {
 
 impl<'a> RaFunc<'a> {
     /// Flattens `vcode` (whose critical edges must be split).
-    pub fn new(vcode: &'a VCode) -> RaFunc<'a> {
+    pub(crate) fn new(vcode: &'a VCode) -> RaFunc<'a> {
         let mut insts = Vec::new();
         let mut ranges = Vec::new();
         for b in &vcode.blocks {
@@ -109,7 +109,7 @@ impl<'a> RaFunc<'a> {
     }
 
     /// The MInst at a flat index.
-    pub fn inst(&self, i: RaInst) -> &MInst {
+    pub(crate) fn inst(&self, i: RaInst) -> &MInst {
         self.insts[i.index()]
     }
 }
@@ -180,7 +180,7 @@ thread_local! {
 }
 
 /// The allocation of one kernel.
-pub struct Allocated<'a> {
+pub(crate) struct Allocated<'a> {
     /// regalloc2's output.
     pub output: Output,
     /// The flattened function it is for (emission walks it again).
@@ -192,7 +192,7 @@ pub struct Allocated<'a> {
 /// Each class gets at least as many registers as the most operands of that class any single
 /// instruction names (a budget below what one instruction needs cannot be met by spilling), and
 /// a panic inside regalloc2 is turned into an error rather than unwinding through the caller.
-pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated<'_>, String> {
+pub(crate) fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated<'_>, String> {
     let func = RaFunc::new(vcode);
     let mut need = [0usize; 3];
     for m in vcode.blocks.iter().flat_map(|b| &b.insts) {
@@ -234,7 +234,7 @@ pub fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated<
 }
 
 /// The abstract register number of an allocation (`None` for a spill slot).
-pub fn reg_of(a: Allocation) -> Option<(RegClass, usize)> {
+pub(crate) fn reg_of(a: Allocation) -> Option<(RegClass, usize)> {
     a.as_reg().map(|p| (p.class(), p.hw_enc()))
 }
 
@@ -300,7 +300,7 @@ fn items(a: &Allocated<'_>, block: Block, out: &mut Vec<Item>) {
 /// registers it is offered (each search for a free register starts at a rotating offset), so
 /// this pass, not the allocator, decides how many registers a kernel uses; it costs a few
 /// bit operations per instruction.
-pub fn compact(a: &Allocated<'_>) -> ([[u16; SCRATCH]; 3], [usize; 3]) {
+pub(crate) fn compact(a: &Allocated<'_>) -> ([[u16; SCRATCH]; 3], [usize; 3]) {
     let nb = a.func.num_blocks();
     // Every block's items, once: block b is all[start[b]..start[b + 1]].
     let mut all = Vec::with_capacity(a.func.num_insts() + a.output.edits.len());

@@ -7,8 +7,8 @@
 use qd_mir::interp::ArgValue;
 
 use crate::abi::KernargValue;
-use crate::sim::{self, Dispatch, GlobalMemory, SimError, SimOptions, SimStats};
 use crate::CompiledKernel;
+use qd_amdgcn_sim::{self as sim, Dispatch, GlobalMemory, SimError, SimOptions, SimStats};
 
 /// Why a simulated launch failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,9 +91,9 @@ pub fn run(
 }
 
 /// The quiet NaN AMD GPUs produce for an invalid operation (`inf - inf`, `0 * inf`, …): f32.
-pub const AMD_DEFAULT_NAN_F32: u32 = 0x7FC0_0000;
+pub(crate) const AMD_DEFAULT_NAN_F32: u32 = 0x7FC0_0000;
 /// The same for f64.
-pub const AMD_DEFAULT_NAN_F64: u64 = 0x7FF8_0000_0000_0000;
+pub(crate) const AMD_DEFAULT_NAN_F64: u64 = 0x7FF8_0000_0000_0000;
 
 /// Where `reference` (an interpreter run) holds the NaN the x86 host creates for an invalid
 /// operation (`0xFFC00000`, `0xFFF8000000000000`: sign bit set) and `device` holds the one AMD

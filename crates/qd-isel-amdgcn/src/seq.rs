@@ -44,8 +44,8 @@
 //! denormals flushed the f32 division would lose subnormal quotients and the intermediate
 //! remainders (LLVM toggles the mode around the sequence in that case; qd does not).
 //!
-//! Each sequence is written once, as a `*_body` function over a [`Builder`] generic in the
-//! register names ([`Sink`]): the functions below run it on physical VGPRs (their tests drive
+//! Each sequence is written once, as a `*_body` function over a `Builder` generic in the
+//! register names (`Sink`): the functions below run it on physical VGPRs (their tests drive
 //! the simulator directly), and instruction selection (`lower::fdiv`) runs the same body over
 //! virtual registers, as one `MInst` whose temporaries the allocator places.
 //!
@@ -58,8 +58,8 @@
 
 use std::fmt;
 
-use crate::isa::{InlineFloat, Inst, Mods, Op, Operand};
-use crate::target::{Family, Target, WaveSize};
+use qd_amdgcn_isa::{Family, Target, WaveSize};
+use qd_amdgcn_isa::{InlineFloat, Inst, Mods, Op, Operand};
 
 /// Why a sequence cannot be built with the given registers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +115,7 @@ fn check_regs(target: Target, sources: &[Run], temps: &[Run]) -> Result<(), SeqE
 /// How a sequence names one register: `R` is the caller's register name (a VGPR number for the
 /// physical API, a virtual register for instruction selection).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reg<R> {
+pub(crate) enum Reg<R> {
     /// A 32-bit VGPR.
     One(R),
     /// A VGPR pair, as one 64-bit operand.
@@ -128,7 +128,7 @@ pub enum Reg<R> {
 
 /// One operand slot of a sequence step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot<R> {
+pub(crate) enum Slot<R> {
     /// A fixed operand (constant, `vcc`), already in the template.
     K(Operand),
     /// A register the step reads.
@@ -141,7 +141,7 @@ pub enum Slot<R> {
 /// modifiers and immediates set) and its slots in assembler order. One definition of each
 /// sequence serves the physical-register API of this module and instruction selection
 /// (`lower::fdiv`, which names virtual registers).
-pub trait Sink {
+pub(crate) trait Sink {
     /// The register names.
     type R: Copy;
     /// Appends one step.
@@ -168,7 +168,7 @@ impl Sink for Phys {
 }
 
 /// Builds a sequence into a [`Sink`].
-pub struct Builder<'s, S: Sink> {
+pub(crate) struct Builder<'s, S: Sink> {
     target: Target,
     sink: &'s mut S,
 }
@@ -204,7 +204,7 @@ fn k<R>(o: Operand) -> Slot<R> {
 
 impl<'s, S: Sink> Builder<'s, S> {
     /// A builder for `target` appending to `sink`.
-    pub fn new(target: Target, sink: &'s mut S) -> Self {
+    pub(crate) fn new(target: Target, sink: &'s mut S) -> Self {
         Builder { target, sink }
     }
 
@@ -272,7 +272,7 @@ pub fn div_f32(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 5]) -> Resul
 }
 
 /// The body of [`div_f32`] over any register names (`tmp`: five 32-bit temporaries).
-pub fn div_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 5]) {
+pub(crate) fn div_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 5]) {
     let [d, r, n, q, e] = tmp;
     let vcc = s.vcc();
     s.op(Op::VDivScaleF32, &[wr(d), vcc, rd(b), rd(b), rd(a)]);
@@ -310,7 +310,7 @@ pub fn div_f32_via_f64(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 4]) 
 
 /// The body of [`div_f32_via_f64`] over any register names (`dst`, `a`, `b` 32-bit; `tmp` four
 /// pairs).
-pub fn div_f32_via_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
+pub(crate) fn div_f32_via_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
     let [wa, wb, y, t] = tmp;
     let one = k(Operand::Float(InlineFloat::One));
     s.op(Op::VCvtF64F32, &[wr2(wa), rd(a)]);
@@ -342,7 +342,7 @@ pub fn div_f64(target: Target, dst: u16, a: u16, b: u16, tmp: [u16; 4]) -> Resul
 }
 
 /// The body of [`div_f64`] over any register names (every one a pair).
-pub fn div_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
+pub(crate) fn div_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R, tmp: [S::R; 4]) {
     let [d, r, n, q] = tmp;
     let vcc = s.vcc();
     let one = k(Operand::Float(InlineFloat::One));
@@ -362,7 +362,7 @@ pub fn div_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a: S::R, b: S::R
 
 /// The body of [`sqrt_f64`] over any register names: `dst`, `x` and `tmp` pairs, `kr` a 32-bit
 /// temporary.
-pub fn sqrt_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
+pub(crate) fn sqrt_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
     let [g, t, xs, h] = tmp;
     let vcc = s.vcc();
     let half = k(Operand::Float(InlineFloat::Half));
@@ -426,7 +426,7 @@ pub fn sqrt_f32(target: Target, dst: u16, x: u16, tmp: [u16; 4], k: u16) -> Resu
 }
 
 /// The body of [`sqrt_f32`] over any register names (`dst`, `x`, `kr` 32-bit; `tmp` pairs).
-pub fn sqrt_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
+pub(crate) fn sqrt_f32_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R, tmp: [S::R; 4], kr: S::R) {
     // The widened input lives in tmp[3] (written again only after the body last reads x) and
     // the f64 result in tmp[0].
     s.op(Op::VCvtF64F32, &[wr2(tmp[3]), rd(x)]);

@@ -20,21 +20,21 @@ use std::fmt;
 
 use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, RegClass, VReg};
 
-use crate::isa::{Inst, Operand, MAX_OPERANDS};
+use qd_amdgcn_isa::{Inst, Operand, MAX_OPERANDS};
 
 /// regalloc2 class of SGPRs.
-pub const SGPR: RegClass = RegClass::Int;
+pub(crate) const SGPR: RegClass = RegClass::Int;
 /// regalloc2 class of VGPRs.
-pub const VGPR: RegClass = RegClass::Float;
+pub(crate) const VGPR: RegClass = RegClass::Float;
 /// regalloc2 class of aligned VGPR pairs.
-pub const VGPR64: RegClass = RegClass::Vector;
+pub(crate) const VGPR64: RegClass = RegClass::Vector;
 
 /// A VCode block index.
-pub type VBlock = regalloc2::Block;
+pub(crate) type VBlock = regalloc2::Block;
 
 /// Which part of an allocated register a template slot takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Part {
+pub(crate) enum Part {
     /// The whole register (an SGPR, a VGPR, or a VGPR pair as `v[n:n+1]`).
     Whole,
     /// The low VGPR of a pair.
@@ -45,7 +45,7 @@ pub enum Part {
 
 /// What fills one operand slot of a template.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fill {
+pub(crate) enum Fill {
     /// The template's own operand (a constant, `exec`, `vcc`, `off`, a fixed register).
     Keep,
     /// The allocation of regalloc operand `op`, or part of it.
@@ -79,11 +79,11 @@ pub enum Fill {
 }
 
 /// Fixed SGPR pairs available to [`Fill::Pair`] inside one `MInst`.
-pub const PAIR_TEMPS: u8 = 3;
+pub(crate) const PAIR_TEMPS: u8 = 3;
 
 /// One ISA instruction template and how to fill its slots.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Step {
+pub(crate) struct Step {
     /// The template (its `Keep` slots are final; the others are replaced).
     pub inst: Inst,
     /// One fill per operand slot.
@@ -92,7 +92,7 @@ pub struct Step {
 
 /// How an `MInst` ends its block.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Term {
+pub(crate) enum Term {
     /// Not a terminator.
     None,
     /// `s_endpgm` (or any end of the kernel).
@@ -112,7 +112,7 @@ pub enum Term {
 
 /// A machine instruction over virtual registers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MInst {
+pub(crate) struct MInst {
     /// The ISA instructions, in order (empty for pure pseudos such as an implicit def).
     pub steps: Vec<Step>,
     /// The regalloc2 operands: the one description of what this instruction reads and writes.
@@ -127,7 +127,7 @@ pub struct MInst {
 
 /// An argument of [`MInst::step`]: what goes into one template slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum A {
+pub(crate) enum A {
     /// A fixed operand (constant, special register).
     K(Operand),
     /// Read a vreg (whole).
@@ -172,12 +172,12 @@ pub enum A {
 
 impl MInst {
     /// An empty non-terminator.
-    pub fn new() -> MInst {
+    pub(crate) fn new() -> MInst {
         MInst { steps: Vec::new(), operands: Vec::new(), term: Term::None, succ_args: Vec::new(), line: 0 }
     }
 
     /// One ISA instruction with its slots given by `args` (in the op's assembler order).
-    pub fn one(inst: Inst, args: &[A]) -> MInst {
+    pub(crate) fn one(inst: Inst, args: &[A]) -> MInst {
         let mut m = MInst::new();
         m.step(inst, args);
         m
@@ -210,7 +210,7 @@ impl MInst {
 
     /// Appends one step. Templates' own operands are replaced slot by slot from `args`; slots
     /// past `args` keep the template's operand.
-    pub fn step(&mut self, inst: Inst, args: &[A]) -> &mut MInst {
+    pub(crate) fn step(&mut self, inst: Inst, args: &[A]) -> &mut MInst {
         let mut t = inst;
         let mut fills = [Fill::Keep; MAX_OPERANDS];
         let mut temp = 0u8;
@@ -257,13 +257,13 @@ impl MInst {
     }
 
     /// Adds an operand that no template slot names (a use that must stay live, an implicit def).
-    pub fn extra(&mut self, o: RaOperand) -> &mut MInst {
+    pub(crate) fn extra(&mut self, o: RaOperand) -> &mut MInst {
         self.operands.push(o);
         self
     }
 
     /// The successor blocks, in order.
-    pub fn succs(&self) -> Vec<VBlock> {
+    pub(crate) fn succs(&self) -> Vec<VBlock> {
         match self.term {
             Term::None | Term::Ret => Vec::new(),
             Term::Jump(b) => vec![b],
@@ -280,7 +280,7 @@ impl Default for MInst {
 
 /// One block of VCode.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct VBlockData {
+pub(crate) struct VBlockData {
     /// Block parameters (SSA values defined on entry; carried by the predecessors' branches).
     pub params: Vec<VReg>,
     /// The instructions; the last one is the terminator.
@@ -294,7 +294,7 @@ pub struct VBlockData {
 
 /// A kernel's VCode: blocks in layout (emission) order, block 0 the entry.
 #[derive(Clone, Debug, Default)]
-pub struct VCode {
+pub(crate) struct VCode {
     /// The blocks.
     pub blocks: Vec<VBlockData>,
     /// Class of every vreg, by index.
@@ -303,21 +303,24 @@ pub struct VCode {
 
 impl VCode {
     /// A new vreg of a class.
-    pub fn new_vreg(&mut self, class: RegClass) -> VReg {
+    pub(crate) fn new_vreg(&mut self, class: RegClass) -> VReg {
         let v = VReg::new(self.vreg_classes.len(), class);
         self.vreg_classes.push(class);
         v
     }
 
     /// Appends an empty block.
-    pub fn new_block(&mut self, name: impl Into<String>, divergent: bool) -> VBlock {
+    pub(crate) fn new_block(&mut self, name: impl Into<String>, divergent: bool) -> VBlock {
         self.blocks.push(VBlockData { name: name.into(), divergent, ..VBlockData::default() });
         VBlock::new(self.blocks.len() - 1)
     }
 
     /// Inserts an empty block after `after` in the layout, renumbering later blocks (their
     /// references in terminators are updated). Returns the new block.
-    pub fn insert_block_after(&mut self, after: VBlock, name: impl Into<String>, divergent: bool) -> VBlock {
+    // Unused in the crate (it was public API until `vcode` became crate-private); kept for
+    // lowering code that needs to add a block.
+    #[allow(dead_code)]
+    pub(crate) fn insert_block_after(&mut self, after: VBlock, name: impl Into<String>, divergent: bool) -> VBlock {
         let at = after.index() + 1;
         let renum = |b: VBlock| if b.index() >= at { VBlock::new(b.index() + 1) } else { b };
         for blk in &mut self.blocks {
@@ -337,7 +340,7 @@ impl VCode {
 
     /// Puts the blocks in the order `order` lists them (blocks it omits follow, in their current
     /// order), renumbering every reference. Block 0 must come first.
-    pub fn reorder(&mut self, order: &[VBlock]) {
+    pub(crate) fn reorder(&mut self, order: &[VBlock]) {
         let n = self.blocks.len();
         let mut seq: Vec<usize> = Vec::with_capacity(n);
         let mut placed = vec![false; n];
@@ -370,7 +373,7 @@ impl VCode {
 
     /// True when some instruction uses the fixed VGPR quad ([`Fill::Quad`]), which the register
     /// layout then reserves.
-    pub fn uses_quad(&self) -> bool {
+    pub(crate) fn uses_quad(&self) -> bool {
         self.blocks
             .iter()
             .flat_map(|b| &b.insts)
@@ -379,7 +382,7 @@ impl VCode {
     }
 
     /// The successors of a block (from its terminator).
-    pub fn succs(&self, b: VBlock) -> Vec<VBlock> {
+    pub(crate) fn succs(&self, b: VBlock) -> Vec<VBlock> {
         self.blocks[b.index()].insts.last().map(MInst::succs).unwrap_or_default()
     }
 
@@ -387,7 +390,7 @@ impl VCode {
     /// predecessors), and every edge of a two-way branch that passes block arguments, with an
     /// empty block that jumps on, as regalloc2 requires (only jumps carry arguments). The new block is
     /// placed right after the predecessor when the edge is its fall-through, at the end otherwise.
-    pub fn split_critical_edges(&mut self) {
+    pub(crate) fn split_critical_edges(&mut self) {
         let original = self.blocks.len();
         let mut edges: Vec<(usize, usize, usize)> = Vec::new(); // (new block, pred, succ)
         let mut b = 0;
@@ -434,7 +437,7 @@ impl VCode {
     }
 
     /// The predecessors of a block.
-    pub fn preds(&self, b: VBlock) -> Vec<VBlock> {
+    pub(crate) fn preds(&self, b: VBlock) -> Vec<VBlock> {
         (0..self.blocks.len())
             .map(VBlock::new)
             .filter(|&p| self.succs(p).contains(&b))
@@ -468,7 +471,7 @@ impl fmt::Display for VCode {
 }
 
 /// `%s3`, `%v7`, `%w2` (VGPR pair).
-pub fn vreg_name(v: VReg) -> String {
+pub(crate) fn vreg_name(v: VReg) -> String {
     let c = match v.class() {
         RegClass::Int => 's',
         RegClass::Float => 'v',
@@ -479,7 +482,7 @@ pub fn vreg_name(v: VReg) -> String {
 
 /// A fixed operand as the assembler writes it.
 fn operand_text(o: Operand) -> String {
-    let range = |p: char, r: crate::isa::RegRange| {
+    let range = |p: char, r: qd_amdgcn_isa::RegRange| {
         if r.len == 1 {
             format!("{p}{}", r.first)
         } else {

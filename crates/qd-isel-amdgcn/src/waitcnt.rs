@@ -30,10 +30,10 @@
 //! its own wait states in one splice of the instruction list.
 
 use crate::emit::Emitted;
-use crate::isa::{Inst, Op, Operand, RegRange, Waitcnt};
-use crate::sim::access::{access, voverlap, Access, SRange};
-use crate::sim::ops::{is_ds, is_vmem, sem, Sem};
-use crate::target::{Family, Target};
+use qd_amdgcn_isa::{Family, Target};
+use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Waitcnt};
+use qd_amdgcn_sim::access::{access, voverlap, Access, SRange};
+use qd_amdgcn_sim::ops::{is_ds, is_vmem, sem, Sem};
 
 /// Longest pending list kept; older entries are merged into their younger neighbour (which only
 /// makes later waits stricter).
@@ -249,7 +249,7 @@ fn ends_flow(op: Op) -> bool {
 }
 
 /// Each instruction's semantics and register access, computed once for the wait and hazard passes.
-pub fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
+pub(crate) fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
     let (family, lanes) = (target.family(), target.wave.lanes());
     insts
         .iter()
@@ -262,7 +262,7 @@ pub fn accesses(insts: &[Inst], target: Target) -> Vec<(Sem, Access)> {
 
 /// The waits the instructions need (see the module doc): `(i, wait)` goes before instruction
 /// `i`, in order. `acc` is [`accesses`] of `e.insts`.
-pub fn waits(e: &Emitted, acc: &[(Sem, Access)], target: Target) -> Vec<(usize, Inst)> {
+pub(crate) fn waits(e: &Emitted, acc: &[(Sem, Access)], target: Target) -> Vec<(usize, Inst)> {
     let pass = Pass { family: target.family() };
     let n = e.insts.len();
     let nb = e.block_starts.len().max(1);

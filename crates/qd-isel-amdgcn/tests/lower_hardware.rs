@@ -12,8 +12,8 @@ mod lower_util;
 mod sim_util;
 
 use lower_util::*;
+use qd_amdgcn_sim::{GlobalMemory, SimErrorKind, SimOptions, WaveSim};
 use qd_isel_amdgcn::runner;
-use qd_isel_amdgcn::sim::{GlobalMemory, SimErrorKind, SimOptions, WaveSim};
 use qd_isel_amdgcn::{Arch, Target, WaveSize};
 use qd_mir::interp::{ArgValue, Buffer, RunConfig};
 use qd_mir::ScalarType;
@@ -105,7 +105,7 @@ fn clause_sim(t: Target) -> (WaveSim, GlobalMemory) {
     (sim, mem)
 }
 
-fn run_text(t: Target, text: &str) -> Result<(), qd_isel_amdgcn::sim::SimError> {
+fn run_text(t: Target, text: &str) -> Result<(), qd_amdgcn_sim::SimError> {
     let (mut sim, mut mem) = clause_sim(t);
     sim.run(&sim_util::asm(text, t), &mut mem).map(|_| ())
 }

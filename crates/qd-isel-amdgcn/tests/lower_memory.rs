@@ -8,8 +8,8 @@
 mod lower_util;
 
 use lower_util::*;
+use qd_amdgcn_sim::SimOptions;
 use qd_isel_amdgcn::runner;
-use qd_isel_amdgcn::sim::SimOptions;
 use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, Arch, Target};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::ScalarType;

@@ -8,8 +8,8 @@
 mod lower_util;
 
 use lower_util::*;
+use qd_amdgcn_sim::SimOptions;
 use qd_isel_amdgcn::runner;
-use qd_isel_amdgcn::sim::SimOptions;
 use qd_mir::interp::{ArgValue, Buffer, RunConfig};
 use qd_mir::ScalarType;
 

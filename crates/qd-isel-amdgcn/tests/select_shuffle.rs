@@ -18,8 +18,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use lower_util::*;
+use qd_amdgcn_sim::SimOptions;
 use qd_isel_amdgcn::runner;
-use qd_isel_amdgcn::sim::SimOptions;
 use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, CompiledKernel, ShuffleLowering, Target};
 use qd_mir::interp::{ArgValue, Buffer, RunConfig};
 use qd_mir::{Function, Opcode, ScalarType};
@@ -323,7 +323,7 @@ fn every_candidate_of_every_pattern_matches_the_interpreter() {
             });
             proved.extend(p);
         }
-        // The general shapes of select/shuffle_rows.rs are among the ones run: readlane fix-ups
+        // The general shapes of select/shuffle/rows.rs are among the ones run: readlane fix-ups
         // everywhere, wave-shift chains on GFX9, permlane rows merged by selects on gfx1100.
         let count = |f: &dyn Fn(&str) -> bool| proved.iter().filter(|(_, n)| f(n)).count();
         let fixups = count(&|n| n.contains("readlane fix-up"));

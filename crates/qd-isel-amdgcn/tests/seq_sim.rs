@@ -10,9 +10,9 @@
 
 mod sim_util;
 
-use qd_isel_amdgcn::isa::{decode_all, encode_all, Inst};
+use qd_amdgcn_isa::{decode_all, encode_all, Inst};
+use qd_amdgcn_sim::{GlobalMemory, WaveSim};
 use qd_isel_amdgcn::seq;
-use qd_isel_amdgcn::sim::{GlobalMemory, WaveSim};
 use qd_isel_amdgcn::{Arch, Target};
 use sim_util::{targets, Rng};
 

@@ -1,5 +1,5 @@
 //! `qdc asm`: assembles AMDGCN assembler text (LLVM 19 syntax, one instruction per line, as
-//! `qd_isel_amdgcn::isa::parse_asm` reads it) into an HSA code object holding one kernel.
+//! `qd_amdgcn_isa::parse_asm` reads it) into an HSA code object holding one kernel.
 //!
 //! The kernel's resources are computed from its instructions under one fixed ABI (see
 //! [`resources`] and docs/qdc.md): user SGPRs = the kernarg segment pointer in `s[0:1]`; then the
@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use qd_isel_amdgcn::code_object::{write_code_object, CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
-use qd_isel_amdgcn::isa::{encode_all, parse_asm, Inst, Op, Operand, Shape, SoppImm};
-use qd_isel_amdgcn::{Arch, Target, WaveSize};
+use qd_amdgcn_isa::code_object::{write_code_object, CodeObjectConfig, KernelCode, KernelResources, UserSgprs};
+use qd_amdgcn_isa::{encode_all, parse_asm, Inst, Op, Operand, Shape, SoppImm};
+use qd_amdgcn_isa::{Arch, Target, WaveSize};
 
 /// The SGPRs the hardware initialises under this ABI: `s[0:1]` kernarg pointer, `s2..s4`
 /// workgroup ids x, y, z. `next_free_sgpr` is never below this.
@@ -133,7 +133,7 @@ pub fn resources(insts: &[Inst], lds: u32, kernarg_size: u32, workgroup_size: u3
     }
 }
 
-/// Rewrites the `--> line L:C` of a rendered [`qd_isel_amdgcn::isa::AsmError`] to name the file.
+/// Rewrites the `--> line L:C` of a rendered [`qd_amdgcn_isa::AsmError`] to name the file.
 fn render_error(rendered: &str, path: &str) -> String {
     match rendered.find("--> line ") {
         Some(at) => format!("{}--> {path}:{}", &rendered[..at], &rendered[at + "--> line ".len()..]),

@@ -8,8 +8,8 @@
 
 use std::fmt::Write as _;
 
-use qd_isel_amdgcn::code_object::{read_code_object, CodeObject, CodeObjectConfig, LoadedKernel};
-use qd_isel_amdgcn::isa::{decode, Inst};
+use qd_amdgcn_isa::code_object::{read_code_object, CodeObject, CodeObjectConfig, LoadedKernel};
+use qd_amdgcn_isa::{decode, Inst};
 
 use crate::asm::is_branch;
 
@@ -80,7 +80,7 @@ pub struct Style {
     pub mc_syntax: bool,
 }
 
-fn inst_text(inst: &Inst, target: qd_isel_amdgcn::Target, mc_syntax: bool) -> String {
+fn inst_text(inst: &Inst, target: qd_amdgcn_isa::Target, mc_syntax: bool) -> String {
     if mc_syntax {
         inst.display(target).to_string()
     } else {

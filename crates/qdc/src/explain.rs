@@ -287,7 +287,7 @@ mod tests {
             cost: Cost { cycles, insts: 2, lds_ops },
             listing: Listing::new(
                 Target::wave64(Arch::Gfx942),
-                vec![qd_isel_amdgcn::isa::Inst::new(qd_isel_amdgcn::isa::Op::SNop, &[]).imm(1)],
+                vec![qd_amdgcn_isa::Inst::new(qd_amdgcn_isa::Op::SNop, &[]).imm(1)],
             ),
         }
     }

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qd_isel_amdgcn::code_object::{
+use qd_amdgcn_isa::code_object::{
     read_code_object, write_code_object, CodeObjectConfig, KernelCode, KernelDescriptor, KernelResources, UserSgprs,
 };
-use qd_isel_amdgcn::isa::{encode_all, parse_asm};
+use qd_amdgcn_isa::{encode_all, parse_asm};
 use qd_isel_amdgcn::{Arch, Family, Target, WaveSize};
 
 const OBJDUMP: &str = "llvm-objdump-19";
@@ -603,7 +603,7 @@ fn disasm_reads_lld_linked_objects() {
     }
 }
 
-/// The codec's golden tables (`crates/qd-isel-amdgcn/tests/golden/<target>.txt`: llvm-mc-19's
+/// The codec's golden tables (`crates/qd-amdgcn-isa/tests/golden/<target>.txt`: llvm-mc-19's
 /// bytes and text for every instruction form), when present: put all of a table's bytes in one
 /// kernel; `qdc disasm` prints each instruction exactly as `llvm-objdump-19 -d` does, and
 /// `qdc disasm --mc-syntax` as the table's (llvm-mc's) text; the two differ only in the two
@@ -614,7 +614,7 @@ fn disasm_matches_llvm_objdump_on_the_codec_golden_tables() {
         println!("SKIPPED: llvm-objdump-19 not installed");
         return;
     }
-    let golden_dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "qd-isel-amdgcn", "tests", "golden"].iter().collect();
+    let golden_dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "qd-amdgcn-isa", "tests", "golden"].iter().collect();
     let dir = scratch("golden");
     for (target, spelling) in targets() {
         let file = golden_dir.join(format!("{}.txt", spelling.replace(":wave32", "-wave32")));

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use qd_isel_amdgcn::code_object::read_code_object;
+use qd_amdgcn_isa::code_object::read_code_object;
 
 const OBJDUMP: &str = "llvm-objdump-19";
 const READELF: &str = "llvm-readelf-19";

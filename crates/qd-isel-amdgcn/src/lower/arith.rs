@@ -28,9 +28,9 @@ use qd_mir::{CmpCond, Imm, Inst, Value};
 use regalloc2::VReg;
 
 use super::{convert, divide, Lower, Val};
-use crate::isa::{Mods, Op, Operand};
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::{Mods, Op, Operand};
 
 // ----- operand helpers (shared with `convert` and `divide`) -----------------------------------
 

@@ -29,9 +29,9 @@ use qd_mir::{Inst, Opcode, Region};
 use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, VReg};
 
 use super::{Cls, Lower, Val};
-use crate::isa::{Op, Operand};
 use crate::vcode::{MInst, Term, VBlock, A, SGPR, VGPR, VGPR64};
 use crate::CompileError;
+use qd_amdgcn_isa::{Op, Operand};
 
 /// A lane mask in SGPRs: one in wave32, a pair in wave64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ fn new_mask(cx: &mut Lower<'_>) -> Mask {
     }
 }
 
-fn mask_op(cx: &Lower<'_>, w64: Op, w32: Op) -> crate::isa::Inst {
+fn mask_op(cx: &Lower<'_>, w64: Op, w32: Op) -> qd_amdgcn_isa::Inst {
     cx.mi(if cx.wave64() { w64 } else { w32 }, &[])
 }
 

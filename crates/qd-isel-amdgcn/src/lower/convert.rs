@@ -23,9 +23,9 @@ use regalloc2::VReg;
 
 use super::arith::{cndmask, finish, k, reg32, reg64, s32, s64, sconst64, sty, v32, v64, vcc, vtarget};
 use super::{Cls, Lower, Val};
-use crate::isa::Op;
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::Op;
 
 /// `cast`.
 pub(crate) fn cast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {

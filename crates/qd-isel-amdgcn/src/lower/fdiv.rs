@@ -31,10 +31,10 @@ use regalloc2::{Operand as RaOperand, VReg};
 
 use super::arith::{cndmask, finish, k, reg32, reg64, v32, v64, vcc, vtarget};
 use super::{Lower, Val};
-use crate::isa::{InlineFloat, Inst as MI, Mods, Op, Operand};
 use crate::seq::{self, Builder, Reg, Sink, Slot};
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::{InlineFloat, Inst as MI, Mods, Op, Operand};
 
 /// Bits of quotient each `fmod` reduction step removes (see the module doc: the estimate's error
 /// is at most 2^(K+1)·2^−50 + 2^(K−52) < ½).

@@ -8,9 +8,9 @@ use qd_mir::ops::Dim;
 use qd_mir::{Imm, Inst, Opcode};
 
 use super::{simt, Cls, Lower, Val};
-use crate::isa::{Op, Operand};
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::{Op, Operand};
 
 fn dim_index(d: Dim) -> usize {
     match d {

@@ -42,10 +42,10 @@ use qd_mir::{Imm, Inst, Value};
 use regalloc2::VReg;
 
 use super::{Cls, Lower, Val};
-use crate::isa::{Cache, Op, Operand, Waitcnt};
-use crate::target::{Arch, Family};
 use crate::vcode::{MInst, Term, A};
 use crate::CompileError;
+use qd_amdgcn_isa::{Arch, Family};
+use qd_amdgcn_isa::{Cache, Op, Operand, Waitcnt};
 
 /// Bytes of one element of `s` in memory (bool is one byte).
 pub(crate) fn elem_bytes(s: ScalarType) -> u32 {

@@ -18,6 +18,7 @@ pub(crate) mod divide;
 pub(crate) mod fdiv;
 pub(crate) mod index;
 pub(crate) mod memory;
+pub(crate) mod shuffle_emit;
 pub(crate) mod simt;
 mod simt_coll;
 mod simt_combine;
@@ -29,10 +30,10 @@ use qd_mir::{Function, Imm, Inst, Opcode, Region, Value};
 use regalloc2::VReg;
 
 use crate::abi::KernargLayout;
-use crate::isa::{Inst as MI, Op, Operand};
-use crate::target::{Target, WaveSize};
 use crate::vcode::{MInst, Term, VBlock, VCode, A, SGPR, VGPR, VGPR64};
 use crate::{AmdgcnOptions, CompileError};
+use qd_amdgcn_isa::{Inst as MI, Op, Operand};
+use qd_amdgcn_isa::{Target, WaveSize};
 
 /// The launch dimensions in register order.
 const DIMS: [qd_mir::ops::Dim; 3] = [qd_mir::ops::Dim::X, qd_mir::ops::Dim::Y, qd_mir::ops::Dim::Z];

@@ -5,13 +5,13 @@
 //! # Shuffles and broadcast: the selector
 //!
 //! [`shuffle`] and [`broadcast`] build every candidate lowering of the op, price each one from its
-//! own instructions (`select::estimate` through `select/shuffle_emit.rs`), let `select::decide`
+//! own instructions (`select::estimate` through `lower/shuffle_emit.rs`), let `select::decide`
 //! pick (the cheapest, or the family/name the options force), record a `Choice` and emit the
 //! chosen one. The candidates of a shuffle:
 //!
-//! * the register sequences of `select/shuffle.rs` for its constant lane pattern
+//! * the register sequences of `select/shuffle/mod.rs` for its constant lane pattern
 //!   (`qd_mir::analysis::shuffle_pattern`): DPP16/DPP8, `ds_swizzle`, permlanes, readlane,
-//!   selects, and (`select/shuffle_rows.rs`) permlane rows, readlane/writelane fix-ups and GFX9
+//!   selects, and (`select/shuffle/rows.rs`) permlane rows, readlane/writelane fix-ups and GFX9
 //!   wave-shift chains, each proved against the pattern's source table; when EXEC may be partial
 //!   (`Lower::exec_full` false) only those exact under any EXEC (one DPP16 or permlane16/x16 step
 //!   that leaves unwritten lanes their own value) are offered, and `Choice::note` names the rest;
@@ -69,12 +69,12 @@ use qd_mir::{Imm, Inst, Opcode, Value};
 use regalloc2::VReg;
 
 use super::{Cls, Lower, Val};
-use crate::isa::{Inst as MI, Op, Operand};
-use crate::select::shuffle::emit::{emit_seq, price};
+use crate::lower::shuffle_emit::{emit_seq, price};
 use crate::select::{self, Candidate, Choice, Cost, Listing, ShuffleLowering};
-use crate::target::Family;
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::Family;
+use qd_amdgcn_isa::{Inst as MI, Op, Operand};
 
 pub(crate) use super::simt_coll::{collective, match_, vote};
 
@@ -359,7 +359,7 @@ fn choose(
 }
 
 /// `shuffle.idx/up/down/xor`: the selector's candidates for the shuffle's lane pattern
-/// (`select/shuffle.rs`) next to the uniform-index readlane and the `ds_bpermute` baseline.
+/// (`select/shuffle/mod.rs`) next to the uniform-index readlane and the `ds_bpermute` baseline.
 pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let op = cx.f.insts[i].opcode;
     let [x, d] = [cx.f.args(i)[0], cx.f.args(i)[1]];

@@ -36,12 +36,12 @@ use super::simt::Temps;
 use super::simt::{def_parts, e64, fetch, lane_id, put, t, use_parts, vgprs, whole_wave_begin, Route, ShuffleStrategy};
 use super::simt_combine::work_reg;
 use super::{Cls, Lower, Val};
-use crate::isa::{Op, Operand};
 use crate::select::collective::seq::{Arg, Class};
 use crate::select::collective::{Built, Kind, Spec};
 use crate::select::{self, Candidate, Choice, ShuffleLowering};
 use crate::vcode::{MInst, A};
 use crate::CompileError;
+use qd_amdgcn_isa::{Op, Operand};
 use qd_mir::inst::Tile;
 
 fn scalar_type(cx: &Lower<'_>, i: Inst) -> Result<ScalarType, CompileError> {

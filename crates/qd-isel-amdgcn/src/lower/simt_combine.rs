@@ -1,6 +1,6 @@
 //! Working registers of the collectives lowered in `simt_coll.rs`. The group operators
 //! themselves (`a ⊕ b` bit-identical to the interpreter on every type) are VALU steps of a
-//! collective sequence: `select/collective_seq.rs` (`combine`), so that the selector prices
+//! collective sequence: `select/collective/seq.rs` (`combine`), so that the selector prices
 //! exactly what is emitted.
 
 use qd_mir::types::ScalarType;

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::{collective, shuffle};
-use crate::target::Target;
+use qd_amdgcn_isa::Target;
 
 /// Entries per cache: a full cache is cleared before the next insertion.
 const CACHE_CAP: usize = 256;
@@ -76,7 +76,7 @@ pub fn clear_caches() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::{Arch, WaveSize};
+    use qd_amdgcn_isa::{Arch, WaveSize};
 
     /// A cached collective compiles to the same bytes and choices as a freshly built one, and
     /// the cache is keyed by everything that matters (two specs differing only in the tile do

@@ -1,11 +1,11 @@
 //! The shuffle selector's shared vocabulary: the strategy families a user can force
 //! ([`ShuffleLowering`]), a costed candidate sequence ([`Candidate`]), the record of one
-//! subgroup op's choice ([`Choice`], what `qdc explain` prints), the one choosing rule ([`pick`])
+//! subgroup op's choice ([`Choice`], what `qdc explain` prints), the one choosing rule (`pick`)
 //! and the one cost estimate ([`estimate`]).
 //!
 //! Every candidate is a straight-line instruction listing; [`estimate`] runs it through the same
 //! memory-wait and hazard passes as compiled code (`waitcnt.rs`, `hazard.rs`) and prices each
-//! instruction with the simulator's cost table (`sim::cost`, shuffle-lowering.md §7.1). So the
+//! instruction with the simulator's cost table (`qd_amdgcn_sim::cost`, shuffle-lowering.md §7.1). So the
 //! cycles the selector compares, the ones `qdc explain` prints and the ones the catalog reports
 //! come from one table, and an estimate includes the `s_nop`s and `s_waitcnt`s the sequence really
 //! gets.
@@ -16,10 +16,10 @@ use std::str::FromStr;
 use qd_mir::ScalarType;
 
 use crate::emit::{Emitted, RegLayout};
-use crate::isa::{Inst, Op, Operand};
-use crate::sim::cost::{class, CostTable, InstClass};
-use crate::sim::ops::sem;
-use crate::target::Target;
+use qd_amdgcn_isa::Target;
+use qd_amdgcn_isa::{Inst, Op, Operand};
+use qd_amdgcn_sim::cost::{class, CostTable, InstClass};
+use qd_amdgcn_sim::ops::sem;
 
 mod cache;
 pub(crate) mod collective;
@@ -49,7 +49,7 @@ pub enum ShuffleLowering {
 
 impl ShuffleLowering {
     /// Every family, `Auto` first.
-    pub const ALL: [ShuffleLowering; 5] = [
+    pub(crate) const ALL: [ShuffleLowering; 5] = [
         ShuffleLowering::Auto,
         ShuffleLowering::Dpp,
         ShuffleLowering::Permlane,
@@ -183,7 +183,7 @@ pub struct Choice {
 /// the catalog compares against, rather than a mixed sequence whose costliest step is a
 /// bpermute), else the first of the forced family — or an error naming the families that exist
 /// for this op when the forced one has no candidate. Never falls back silently.
-pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
+pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
     cands.sort_by(|a, b| {
         (a.cost.cycles, a.cost.lds_ops, a.cost.insts, &a.name).cmp(&(
             b.cost.cycles,
@@ -218,7 +218,7 @@ pub fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, S
 
 /// [`pick`], unless `named` names one candidate: then that one (an error listing the legal names
 /// when it is not among them).
-pub fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, String> {
+pub(crate) fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, String> {
     let i = pick(cands, forced)?;
     let Some(name) = named else { return Ok(i) };
     cands.iter().position(|c| c.name == name).ok_or_else(|| {
@@ -235,7 +235,7 @@ pub fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&s
 /// listing (body with its waits and `s_nop`s, without producer and consumer) and the cost.
 pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) -> (Vec<Inst>, Cost) {
     let producer = Inst::new_for(target, Op::VMovB32, &[input, Operand::Int(0)]);
-    let sink = Operand::Vgpr(crate::isa::RegRange { first: 255, len: 1 });
+    let sink = Operand::Vgpr(qd_amdgcn_isa::RegRange { first: 255, len: 1 });
     let consumer = Inst::new_for(target, Op::VMovB32, &[sink, output]);
     let mut insts = Vec::with_capacity(body.len() + 2);
     insts.push(producer);
@@ -283,8 +283,8 @@ pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{Dpp, Dpp16, DppCtrl, RegRange};
-    use crate::target::{Arch, WaveSize};
+    use qd_amdgcn_isa::{Arch, WaveSize};
+    use qd_amdgcn_isa::{Dpp, Dpp16, DppCtrl, RegRange};
 
     fn v(n: u16) -> Operand {
         Operand::Vgpr(RegRange { first: n, len: 1 })

@@ -4,8 +4,8 @@
 
 #![allow(dead_code)]
 
+use qd_amdgcn_sim::SimOptions;
 use qd_isel_amdgcn::runner;
-use qd_isel_amdgcn::sim::SimOptions;
 use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, Arch, CompiledKernel, Target, WaveSize};
 use qd_mir::interp::{ArgValue, RunConfig};
 use qd_mir::Function;

@@ -2,8 +2,8 @@
 //! decode, so the simulator runs exactly what the bytes say), the targets, and a small PRNG.
 #![allow(dead_code)]
 
-use qd_isel_amdgcn::isa::{decode_all, encode_all, parse_asm, Inst};
-use qd_isel_amdgcn::sim::{GlobalMemory, SimError, WaveSim};
+use qd_amdgcn_isa::{decode_all, encode_all, parse_asm, Inst};
+use qd_amdgcn_sim::{GlobalMemory, SimError, WaveSim};
 use qd_isel_amdgcn::{Arch, Target, WaveSize};
 
 /// Every target the simulator runs: the three architectures in wave64 and gfx1100 in wave32.

@@ -1,5 +1,5 @@
 //! The `hsa` device: an AMD GPU driven through the HSA runtime (ROCr), for AMDGCN code objects
-//! written by `qd_isel_amdgcn::code_object`.
+//! written by `qd_amdgcn_isa::code_object`.
 //!
 //! [`HsaDevice::open`] initialises the runtime (`hsa_init`), picks the ordinal-th GPU agent, its
 //! coarse-grained global memory pool (device buffers), the CPU agent's kernarg-init pool (kernel
