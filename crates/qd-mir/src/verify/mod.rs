@@ -25,7 +25,7 @@ mod tests;
 mod types;
 
 pub use launch::{MAX_BLOCK_THREADS, MAX_SHARED_BYTES};
-pub(crate) use types::group_op_legal;
+pub(crate) use crate::typerules::group_op_legal;
 
 use crate::analysis::{DomTree, Layout, Uniformity};
 use crate::codegen::KernelFacts;
