@@ -59,7 +59,14 @@ impl KernelBuilder<'_> {
     }
 
     /// Type-checks and emits an op with one result.
-    fn op_val(&mut self, loc: Loc, op: Opcode, imm: Imm, args: &[Val], chosen: Option<Type>) -> Result<Val, BuildError> {
+    fn op_val(
+        &mut self,
+        loc: Loc,
+        op: Opcode,
+        imm: Imm,
+        args: &[Val],
+        chosen: Option<Type>,
+    ) -> Result<Val, BuildError> {
         let ty = self
             .typed(loc, op, imm, args, chosen)?
             .ok_or_else(|| BuildError::new(loc, ErrorKind::Structure, format!("{op}: the op has no result")))?;

@@ -63,7 +63,11 @@ fn arithmetic_type_errors() {
         check(at!(b.add(v.u, v.f)), TypeMismatch, "add: operand 2 has type f32, expected u32");
         check(at!(b.sub(v.i, v.u)), TypeMismatch, "sub: operand 2 has type u32, expected i32");
         check(at!(b.mul(v.t, v.t)), TypeMismatch, "mul: operand 1 has type bool, expected a numeric type");
-        check(at!(b.div(v.buf.ptr(), v.buf.ptr())), TypeMismatch, "div: operand 1 has type ptr<global, f32>, expected a numeric type");
+        check(
+            at!(b.div(v.buf.ptr(), v.buf.ptr())),
+            TypeMismatch,
+            "div: operand 1 has type ptr<global, f32>, expected a numeric type",
+        );
         check(at!(b.rem(v.f, v.d)), TypeMismatch, "rem: operand 2 has type f64, expected f32");
         check(at!(b.min(v.t, v.t)), TypeMismatch, "min: operand 1 has type bool, expected a numeric type");
         check(at!(b.max(v.u, v.i)), TypeMismatch, "max: operand 2 has type i32, expected u32");
@@ -90,8 +94,16 @@ fn arithmetic_type_errors() {
             TypeMismatch,
             "cast: operand 1 has type ptr<global, f32>, expected a scalar type",
         );
-        check(at!(b.bitcast(v.f, ScalarType::U64)), TypeMismatch, "bitcast: result type u64 has 64 bits, operand type f32 has 32");
-        check(at!(b.bitcast(v.u, ScalarType::Bool)), TypeMismatch, "bitcast: result has type bool, expected a non-bool scalar type");
+        check(
+            at!(b.bitcast(v.f, ScalarType::U64)),
+            TypeMismatch,
+            "bitcast: result type u64 has 64 bits, operand type f32 has 32",
+        );
+        check(
+            at!(b.bitcast(v.u, ScalarType::Bool)),
+            TypeMismatch,
+            "bitcast: result has type bool, expected a non-bool scalar type",
+        );
     });
 }
 
@@ -136,25 +148,33 @@ fn simt_errors() {
     with_builder(|b, v| {
         check(at!(b.shuffle_idx(v.f, v.i)), TypeMismatch, "shuffle.idx: operand 2 has type i32, expected u32");
         check(at!(b.shuffle_up(v.f, v.f)), TypeMismatch, "shuffle.up: operand 2 has type f32, expected u32");
-        check(at!(b.shuffle_down(v.buf.ptr(), v.u)), TypeMismatch, "shuffle.down: operand 1 has type ptr<global, f32>, expected a scalar type");
+        check(
+            at!(b.shuffle_down(v.buf.ptr(), v.u)),
+            TypeMismatch,
+            "shuffle.down: operand 1 has type ptr<global, f32>, expected a scalar type",
+        );
         check(at!(b.shuffle_xor(v.u, v.t)), TypeMismatch, "shuffle.xor: operand 2 has type bool, expected u32");
         check(at!(b.broadcast(v.u, v.i)), TypeMismatch, "broadcast: operand 2 has type i32, expected u32");
         check(at!(b.ballot(v.u)), TypeMismatch, "ballot: operand 1 has type u32, expected bool");
         check(at!(b.ballot_first_n(0, v.t)), OutOfRange, "ballot.first_n: count 0 is outside 1..=32");
         check(at!(b.ballot_first_n(33, v.t)), OutOfRange, "ballot.first_n: count 33 is outside 1..=32");
         check(at!(b.vote_all(Tile::Full, v.u)), TypeMismatch, "vote.all: operand 1 has type u32, expected bool");
+        check(at!(b.vote_any(Tile::Log2(7), v.t)), OutOfRange, "vote.any: tile log2 7 exceeds 6");
         check(
-            at!(b.vote_any(Tile::Log2(7), v.t)),
-            OutOfRange,
-            "vote.any: tile log2 7 exceeds 6",
+            at!(b.vote_eq(Tile::Full, v.buf.ptr())),
+            TypeMismatch,
+            "vote.eq: operand 1 has type ptr<global, f32>, expected a scalar type",
         );
-        check(at!(b.vote_eq(Tile::Full, v.buf.ptr())), TypeMismatch, "vote.eq: operand 1 has type ptr<global, f32>, expected a scalar type");
         check(
             at!(b.subgroup_reduce(GroupOp::Xor, Tile::Full, v.f)),
             TypeMismatch,
             "subgroup.reduce: operator xor is not defined on f32",
         );
-        check(at!(b.subgroup_reduce(GroupOp::Add, Tile::Log2(9), v.f)), OutOfRange, "subgroup.reduce: tile log2 9 exceeds 6");
+        check(
+            at!(b.subgroup_reduce(GroupOp::Add, Tile::Log2(9), v.f)),
+            OutOfRange,
+            "subgroup.reduce: tile log2 9 exceeds 6",
+        );
         check(
             at!(b.subgroup_scan(GroupOp::And, Tile::Full, true, v.d)),
             TypeMismatch,

@@ -24,8 +24,8 @@ mod structure;
 mod tests;
 mod types;
 
-pub use launch::{MAX_BLOCK_THREADS, MAX_SHARED_BYTES};
 pub(crate) use crate::typerules::group_op_legal;
+pub use launch::{MAX_BLOCK_THREADS, MAX_SHARED_BYTES};
 
 use crate::analysis::{DomTree, Layout, Uniformity};
 use crate::codegen::KernelFacts;

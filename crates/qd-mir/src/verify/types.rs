@@ -38,11 +38,12 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         heap = v;
         &heap
     };
-    let checked = typerules::operand_rule(func, op, data.imm, arg_types)
-        .and_then(|rule| match results.first().and_then(|&v| ty(v)) {
+    let checked = typerules::operand_rule(func, op, data.imm, arg_types).and_then(|rule| {
+        match results.first().and_then(|&v| ty(v)) {
             Some(t) => rule.check(op, t),
             None => Ok(()),
-        });
+        }
+    });
     if let Err(e) = checked {
         cx.err(loc, e.to_string());
     }
