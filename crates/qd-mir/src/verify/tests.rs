@@ -845,7 +845,7 @@ fn render_annotates_lines() {
     };
     let want = "kernel @k(%x: u32 uniform, %y: f32 uniform) block(1, 1, 1) grid(1, 1, 1) {\n  \
                 %0 = add %x, %y : u32\n  \
-                ; ^ error: add: operand 2 has type f32, expected u32\n  \
+                ; ^ error: add: operand 2 has type f32, expected u32 (operand 2 is %y)\n  \
                 return\n}\n1 verifier error(s)\n";
     assert_eq!(r, want);
 }

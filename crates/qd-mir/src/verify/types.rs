@@ -6,7 +6,7 @@
 
 use super::Ctx;
 use crate::entities::{AnyEntity, Inst, Value};
-use crate::typerules;
+use crate::typerules::{self, Violation};
 use crate::types::Type;
 
 /// Arity, immediate and types of one placed instruction: the result count here, everything else
@@ -45,6 +45,13 @@ pub(super) fn check_inst(cx: &mut Ctx<'_>, inst: Inst) {
         }
     });
     if let Err(e) = checked {
-        cx.err(loc, e.to_string());
+        // Say which value is at fault: `add: operand 2 has type f32, expected u32 (operand 2 is %x)`.
+        let culprit = match e.violation {
+            Violation::Operand { index, .. } => {
+                args.get(index).map(|&v| format!(" (operand {} is {})", index + 1, cx.name(v)))
+            }
+            _ => None,
+        };
+        cx.err(loc, format!("{e}{}", culprit.unwrap_or_default()));
     }
 }
