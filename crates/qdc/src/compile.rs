@@ -67,8 +67,8 @@ pub fn compile(args: &[String]) -> Result<(), String> {
         Some("ptx") | None => {}
         Some(other) => return Err(format!("qdc compile: --emit {other} is not supported (want ptx)")),
     }
-    let (_, module) = load(&file)?;
-    verify(&file, &module)?;
+    let (src, module, map) = load(&file)?;
+    verify(&file, &src, &map, &module)?;
     let kernels: Vec<&qd_mir::Function> = match &kernel {
         Some(k) => vec![module.kernel(k).ok_or_else(|| format!("no kernel @{k} in {file}"))?],
         None => module.kernels.iter().collect(),

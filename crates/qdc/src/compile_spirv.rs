@@ -63,8 +63,8 @@ pub fn compile(args: &[String]) -> Result<(), String> {
             return Err(format!("qdc compile: --emit {other} is not supported for {env} (want spv or spvasm)"))
         }
     };
-    let (_, module) = load(&file)?;
-    verify(&file, &module)?;
+    let (src, module, map) = load(&file)?;
+    verify(&file, &src, &map, &module)?;
     let kernels: Vec<&qd_mir::Function> = match &kernel {
         Some(k) => vec![module.kernel(k).ok_or_else(|| format!("no kernel @{k} in {file}"))?],
         None => module.kernels.iter().collect(),

@@ -353,3 +353,11 @@ pub fn verify_module(m: &Module) -> Result<(), ModuleErrors> {
         Err(errs)
     }
 }
+
+/// The module and program level checks of [`verify_module`] alone (names, program parameters,
+/// launches), for callers that verify each kernel themselves (with [`verify_function_named`]).
+pub fn verify_module_level(m: &Module) -> Vec<String> {
+    let mut errs = Vec::new();
+    launch::check_module(m, &mut errs);
+    errs
+}
