@@ -55,14 +55,7 @@ impl<'c> KernelBuilder<'c> {
         T: FnOnce(&mut Self) -> Result<(), BuildError>,
         E: FnOnce(&mut Self) -> Result<(), BuildError>,
     {
-        self.check_val(loc, "if", cond)?;
-        if cond.ty != Type::BOOL {
-            return Err(BuildError::new(
-                loc,
-                ErrorKind::TypeMismatch,
-                format!("if: the condition must be bool, got {}", cond.ty),
-            ));
-        }
+        self.typed(loc, Opcode::If, Imm::None, &[cond], None)?;
         self.check_open(loc, "if")?;
         let s0 = self.ctx.arm_defs.len();
         let arms = self.build_arm(then).and_then(|(then_r, then_open)| {

@@ -74,10 +74,10 @@ mod tests {
     #[test]
     fn display_is_file_line_col_message() {
         let loc = Location::caller();
-        let e = BuildError::new(loc, ErrorKind::TypeMismatch, "add: operand types differ: u32 and f32");
+        let e = BuildError::new(loc, ErrorKind::TypeMismatch, "add: operand 2 has type f32, expected u32");
         assert_eq!(
             e.to_string(),
-            format!("{}:{}:{}: add: operand types differ: u32 and f32", loc.file(), loc.line(), loc.column())
+            format!("{}:{}:{}: add: operand 2 has type f32, expected u32", loc.file(), loc.line(), loc.column())
         );
         assert!(e.to_string().starts_with("crates/qd-frontend/src/error.rs:"));
     }

@@ -108,7 +108,7 @@
 //! let a = k.const_u32(1)?;
 //! let b = k.const_f32(1.0)?;
 //! let err = k.add(a, b).unwrap_err();
-//! assert!(err.to_string().ends_with("add: operand types differ: u32 and f32"));
+//! assert!(err.to_string().ends_with("add: operand 2 has type f32, expected u32"));
 //! # Ok::<(), BuildError>(())
 //! ```
 #![forbid(unsafe_code)]

@@ -1,134 +1,97 @@
 //! Typed op methods: one (or more) [`KernelBuilder`] method per opcode of the op table, each
 //! checking its operands eagerly.
 //!
-//! Type rules (what the builder accepts; the MIR verifier checks the same at integration):
-//! - `add sub mul div rem min max`: two equal numeric scalars; `and or xor`: integers or bool;
-//!   `shl shr`: integers, the amount of the same type; `neg abs`: numeric; `not`: integer or bool;
-//!   `sqrt`: float; `clz popcount bitrev`: integer; `fma`: three equal floats;
-//!   `select`: a bool and two equal types; `cmp`: equal scalars (`lt le gt ge` numeric only) → bool;
-//!   `cast`: scalar → scalar; `bitcast`: non-bool scalars of the same width.
-//! - memory: `ptr.offset` takes any integer index; `load`/`store` the pointee type; atomics:
-//!   `add` on integers and f32, `min max and or xor` on integers, `exch` on any non-bool scalar,
-//!   `cas` on integers.
-//! - SIMT: shuffles and `broadcast` move any scalar with a `u32` lane/delta/mask; `ballot` → u64,
-//!   `ballot.first_n N` (1 ≤ N ≤ 32) → u32; votes → bool; reductions/scans on numbers or bool
-//!   (`and or xor` not on floats); `segreduce` heads are integers or bool; tiles are `2^0…2^6`.
-//! - CUDA warp builtins: `match_any`/`match_all` (`__match_any_sync`/`__match_all_sync`) take any
-//!   scalar (bool, i32/u32, i64/u64, f32/f64, compared by bits) → u64; `active_mask`
-//!   (`__activemask`) and `lane_mask_lt/le/eq/ge/gt` (`%lanemask_*`) → u64; `elect`
-//!   (`elect.sync`) → bool; `nanosleep` (`__nanosleep`) takes a u32 and has no result.
+//! Every op method applies the MIR type rules of [`qd_mir::typerules`] — the same rules the
+//! verifier applies — before emitting, so any operand, result or immediate the verifier would
+//! reject is a [`BuildError`] at the user's call (`ErrorKind::TypeMismatch`, or
+//! `ErrorKind::OutOfRange` for tiles and lane counts), never a failure at `finish`. Messages are
+//! the verifier's: `add: operand 2 has type f32, expected u32`.
+//!
+//! In short: `add sub mul div rem min max` take two equal numeric scalars; `and or xor` integers
+//! or bool; `shl shr` integers; `fma` three equal floats; `select` a bool and two equal types;
+//! `cmp` equal scalars (`lt le gt ge` not on bool) → bool; `cast` scalar → scalar; `bitcast`
+//! non-bool scalars of one width; `ptr.offset` any integer index; atomics `add` on integers and
+//! f32, `min max and or xor` on integers, `exch` on non-bool scalars, `cas` on integers; shuffles
+//! and `broadcast` any scalar with a `u32` lane; reductions/scans by operator (`and or xor` not on
+//! floats, `add mul` not on bool); `segreduce` only `add min max`, heads integer or bool; tiles
+//! `2^0…2^6` and no wider than a fixed subgroup width; `ballot.first_n` counts 1..=32.
+//! CUDA warp builtins: `match_any`/`match_all` (`__match_any_sync`/`__match_all_sync`) take any
+//! scalar → u64; `active_mask` (`__activemask`) and `lane_mask_lt/le/eq/ge/gt` (`%lanemask_*`) →
+//! u64; `elect` (`elect.sync`) → bool; `nanosleep` (`__nanosleep`) takes a u32.
 
 use crate::builder::{KernelBuilder, Mem, SharedBuf, Val};
 use crate::error::{BuildError, ErrorKind, Loc};
 use qd_mir::eval::{bits_f32, bits_f64, canon};
-use qd_mir::{AddrSpace, AtomicOp, CmpCond, Dim, GroupOp, Imm, Opcode, PredOp, ScalarType, Scope, Tile, Type};
+use qd_mir::typerules::{self, TypeError};
+use qd_mir::{AtomicOp, CmpCond, Dim, GroupOp, Imm, Opcode, PredOp, ScalarType, Scope, Tile, Type, Value};
 use std::panic::Location;
 
-fn mismatch(loc: Loc, msg: String) -> BuildError {
-    BuildError::new(loc, ErrorKind::TypeMismatch, msg)
-}
-
-/// The operand classes the type rules use.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Class {
-    Numeric,
-    IntOrBool,
-    Int,
-    Float,
-    AnyScalar,
-}
-
-impl Class {
-    fn accepts(self, s: ScalarType) -> bool {
-        match self {
-            Class::Numeric => s.is_numeric(),
-            Class::IntOrBool => s.is_int() || s == ScalarType::Bool,
-            Class::Int => s.is_int(),
-            Class::Float => s.is_float(),
-            Class::AnyScalar => true,
-        }
-    }
-    fn describe(self) -> &'static str {
-        match self {
-            Class::Numeric => "a numeric (integer or float)",
-            Class::IntOrBool => "an integer or bool",
-            Class::Int => "an integer",
-            Class::Float => "a float",
-            Class::AnyScalar => "a scalar",
-        }
-    }
-}
-
-/// Which opcodes the binary and unary helpers take.
-fn binary_class(op: Opcode) -> Class {
-    match op {
-        Opcode::And | Opcode::Or | Opcode::Xor => Class::IntOrBool,
-        Opcode::Shl | Opcode::Shr => Class::Int,
-        _ => Class::Numeric,
-    }
-}
-
-fn unary_class(op: Opcode) -> Class {
-    match op {
-        Opcode::Not => Class::IntOrBool,
-        Opcode::Sqrt => Class::Float,
-        Opcode::Clz | Opcode::Popcount | Opcode::Bitrev => Class::Int,
-        _ => Class::Numeric,
-    }
-}
-
-fn check_tile(loc: Loc, op: &str, tile: Tile) -> Result<(), BuildError> {
-    match tile {
-        Tile::Log2(l) if l > 6 => Err(BuildError::new(
-            loc,
-            ErrorKind::OutOfRange,
-            format!("{op}: tile(2^{l}) is larger than the largest subgroup (tile log2 must be 0..=6)"),
-        )),
-        _ => Ok(()),
-    }
+/// A type-rule violation as a [`BuildError`] at the caller: immediates out of range (tiles, lane
+/// counts) are [`ErrorKind::OutOfRange`], everything else [`ErrorKind::TypeMismatch`].
+pub(crate) fn rule_error(loc: Loc, e: TypeError) -> BuildError {
+    let kind = if e.violation.is_range() { ErrorKind::OutOfRange } else { ErrorKind::TypeMismatch };
+    BuildError::new(loc, kind, e.to_string())
 }
 
 impl KernelBuilder<'_> {
-    // ---- operand checking ---------------------------------------------------------------------
+    // ---- type checking ------------------------------------------------------------------------
 
-    /// Checks `v` and that it is a scalar of `class`; returns the scalar type.
-    fn operand(&self, loc: Loc, op: &str, v: Val, class: Class) -> Result<ScalarType, BuildError> {
-        self.check_val(loc, op, v)?;
-        match v.ty.scalar() {
-            Some(s) if class.accepts(s) => Ok(s),
-            _ => Err(mismatch(loc, format!("{op}: expected {} operand, got {}", class.describe(), v.ty))),
+    /// Checks that `args` are this builder's and visible, then applies the MIR type rules
+    /// ([`qd_mir::typerules`], the verifier's own) to `op`; returns the result type (`chosen`, for
+    /// the ops whose instruction names it: `const`, `cast`, `bitcast`).
+    pub(crate) fn typed(
+        &self,
+        loc: Loc,
+        op: Opcode,
+        imm: Imm,
+        args: &[Val],
+        chosen: Option<Type>,
+    ) -> Result<Option<Type>, BuildError> {
+        for &a in args {
+            self.check_val(loc, op.name(), a)?;
         }
+        let mut tys = [Type::U32; 3];
+        for (t, a) in tys.iter_mut().zip(args) {
+            *t = a.ty;
+        }
+        let tys = tys.get(..args.len()).unwrap_or(&[]);
+        typerules::check_op(self.func(), op, imm, tys, chosen).map_err(|e| rule_error(loc, e))
     }
 
-    /// Checks two operands of the same scalar type of `class`.
-    fn same_pair(&self, loc: Loc, op: &str, a: Val, b: Val, class: Class) -> Result<ScalarType, BuildError> {
-        self.check_val(loc, op, a)?;
-        self.check_val(loc, op, b)?;
-        if a.ty != b.ty {
-            return Err(mismatch(loc, format!("{op}: operand types differ: {} and {}", a.ty, b.ty)));
+    /// Type-checks and emits an op with one result.
+    fn op_val(
+        &mut self,
+        loc: Loc,
+        op: Opcode,
+        imm: Imm,
+        args: &[Val],
+        chosen: Option<Type>,
+    ) -> Result<Val, BuildError> {
+        let ty = self
+            .typed(loc, op, imm, args, chosen)?
+            .ok_or_else(|| BuildError::new(loc, ErrorKind::Structure, format!("{op}: the op has no result")))?;
+        let mut vals = [Value::from_u32(0); 3];
+        for (v, a) in vals.iter_mut().zip(args) {
+            *v = a.value;
         }
-        self.operand(loc, op, a, class)
+        self.emit_val(loc, op, imm, vals.get(..args.len()).unwrap_or(&[]), ty)
     }
 
-    /// Checks a pointer operand; returns (address space, element type).
-    fn pointer(&self, loc: Loc, op: &str, p: Val) -> Result<(AddrSpace, ScalarType), BuildError> {
-        self.check_val(loc, op, p)?;
-        p.ty.pointer().ok_or_else(|| mismatch(loc, format!("{op}: expected a pointer operand, got {}", p.ty)))
-    }
-
-    fn require_ty(&self, loc: Loc, op: &str, what: &str, v: Val, ty: Type) -> Result<(), BuildError> {
-        self.check_val(loc, op, v)?;
-        if v.ty != ty {
-            return Err(mismatch(loc, format!("{op}: {what} must be {ty}, got {}", v.ty)));
+    /// Type-checks and emits an op without a result.
+    fn op_effect(&mut self, loc: Loc, op: Opcode, imm: Imm, args: &[Val]) -> Result<(), BuildError> {
+        self.typed(loc, op, imm, args, None)?;
+        let mut vals = [Value::from_u32(0); 3];
+        for (v, a) in vals.iter_mut().zip(args) {
+            *v = a.value;
         }
-        Ok(())
+        self.emit(loc, op, imm, vals.get(..args.len()).unwrap_or(&[]), None)
     }
 
     // ---- constants ----------------------------------------------------------------------------
 
     /// `const` with raw bits (canonicalised for `ty`).
     pub(crate) fn const_bits(&mut self, loc: Loc, ty: ScalarType, bits: u64) -> Result<Val, BuildError> {
-        self.emit_val(loc, Opcode::Const, Imm::Const(canon(ty, bits)), &[], Type::Scalar(ty))
+        self.op_val(loc, Opcode::Const, Imm::Const(canon(ty, bits)), &[], Some(Type::Scalar(ty)))
     }
 
     /// A constant of any scalar type from its raw bits (see `qd_mir::eval`).
@@ -175,13 +138,11 @@ impl KernelBuilder<'_> {
     // ---- arithmetic ---------------------------------------------------------------------------
 
     fn binary(&mut self, loc: Loc, op: Opcode, a: Val, b: Val) -> Result<Val, BuildError> {
-        let s = self.same_pair(loc, op.name(), a, b, binary_class(op))?;
-        self.emit_val(loc, op, Imm::None, &[a.value, b.value], Type::Scalar(s))
+        self.op_val(loc, op, Imm::None, &[a, b], None)
     }
 
     fn unary(&mut self, loc: Loc, op: Opcode, a: Val) -> Result<Val, BuildError> {
-        let s = self.operand(loc, op.name(), a, unary_class(op))?;
-        self.emit_val(loc, op, Imm::None, &[a.value], Type::Scalar(s))
+        self.op_val(loc, op, Imm::None, &[a], None)
     }
 
     /// `a + b` (wrapping for integers).
@@ -283,35 +244,19 @@ impl KernelBuilder<'_> {
     /// `a * b + c` with one rounding (floats).
     #[track_caller]
     pub fn fma(&mut self, a: Val, b: Val, c: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let s = self.same_pair(loc, "fma", a, b, Class::Float)?;
-        self.same_pair(loc, "fma", a, c, Class::Float)?;
-        self.emit_val(loc, Opcode::Fma, Imm::None, &[a.value, b.value, c.value], Type::Scalar(s))
+        self.op_val(Location::caller(), Opcode::Fma, Imm::None, &[a, b, c], None)
     }
 
     /// `c ? a : b`.
     #[track_caller]
     pub fn select(&mut self, c: Val, a: Val, b: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        self.require_ty(loc, "select", "the condition", c, Type::BOOL)?;
-        self.check_val(loc, "select", a)?;
-        self.check_val(loc, "select", b)?;
-        if a.ty != b.ty {
-            return Err(mismatch(loc, format!("select: operand types differ: {} and {}", a.ty, b.ty)));
-        }
-        self.emit_val(loc, Opcode::Select, Imm::None, &[c.value, a.value, b.value], a.ty)
+        self.op_val(Location::caller(), Opcode::Select, Imm::None, &[c, a, b], None)
     }
 
     // ---- comparisons and conversions ----------------------------------------------------------
 
     fn cmp_at(&mut self, loc: Loc, cond: CmpCond, a: Val, b: Val) -> Result<Val, BuildError> {
-        let class = match cond {
-            CmpCond::Eq | CmpCond::Ne => Class::AnyScalar,
-            CmpCond::Lt | CmpCond::Le | CmpCond::Gt | CmpCond::Ge => Class::Numeric,
-        };
-        let name = format!("cmp {}", cond.name());
-        self.same_pair(loc, &name, a, b, class)?;
-        self.emit_val(loc, Opcode::Cmp, Imm::Cond(cond), &[a.value, b.value], Type::BOOL)
+        self.op_val(loc, Opcode::Cmp, Imm::Cond(cond), &[a, b], None)
     }
 
     /// `cmp cond a, b` → bool (signedness from the operand type).
@@ -353,23 +298,13 @@ impl KernelBuilder<'_> {
     /// Numeric conversion to `to` (see `qd_mir::eval::cast`).
     #[track_caller]
     pub fn cast(&mut self, v: Val, to: ScalarType) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        self.operand(loc, "cast", v, Class::AnyScalar)?;
-        self.emit_val(loc, Opcode::Cast, Imm::None, &[v.value], Type::Scalar(to))
+        self.op_val(Location::caller(), Opcode::Cast, Imm::None, &[v], Some(Type::Scalar(to)))
     }
 
     /// Reinterprets the bits of `v` as `to` (same width, not bool).
     #[track_caller]
     pub fn bitcast(&mut self, v: Val, to: ScalarType) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let from = self.operand(loc, "bitcast", v, Class::Numeric)?;
-        if to == ScalarType::Bool || from.bits() != to.bits() {
-            return Err(mismatch(
-                loc,
-                format!("bitcast: cannot reinterpret {from} as {to} (different widths or bool)"),
-            ));
-        }
-        self.emit_val(loc, Opcode::Bitcast, Imm::None, &[v.value], Type::Scalar(to))
+        self.op_val(Location::caller(), Opcode::Bitcast, Imm::None, &[v], Some(Type::Scalar(to)))
     }
 
     // ---- memory -------------------------------------------------------------------------------
@@ -380,13 +315,11 @@ impl KernelBuilder<'_> {
     pub fn shared_addr(&mut self, arr: SharedBuf) -> Result<Val, BuildError> {
         let loc = Location::caller();
         self.check_val(loc, "shared.addr", arr.ptr)?;
-        self.emit_val(loc, Opcode::SharedAddr, Imm::Shared(arr.arr), &[], arr.ptr.ty)
+        self.op_val(loc, Opcode::SharedAddr, Imm::Shared(arr.arr), &[], None)
     }
 
     fn offset_at(&mut self, loc: Loc, p: Val, index: Val) -> Result<Val, BuildError> {
-        self.pointer(loc, "ptr.offset", p)?;
-        self.operand(loc, "ptr.offset", index, Class::Int)?;
-        self.emit_val(loc, Opcode::PtrOffset, Imm::None, &[p.value, index.value], p.ty)
+        self.op_val(loc, Opcode::PtrOffset, Imm::None, &[p, index], None)
     }
 
     /// `ptr.offset p, index`: the pointer `index` elements after `p`.
@@ -396,14 +329,11 @@ impl KernelBuilder<'_> {
     }
 
     fn load_at(&mut self, loc: Loc, p: Val) -> Result<Val, BuildError> {
-        let (_, elem) = self.pointer(loc, "load", p)?;
-        self.emit_val(loc, Opcode::Load, Imm::None, &[p.value], Type::Scalar(elem))
+        self.op_val(loc, Opcode::Load, Imm::None, &[p], None)
     }
 
     fn store_at(&mut self, loc: Loc, p: Val, v: Val) -> Result<(), BuildError> {
-        let (_, elem) = self.pointer(loc, "store", p)?;
-        self.require_ty(loc, "store", "the stored value", v, Type::Scalar(elem))?;
-        self.emit(loc, Opcode::Store, Imm::None, &[p.value, v.value], None)
+        self.op_effect(loc, Opcode::Store, Imm::None, &[p, v])
     }
 
     /// Loads through a pointer.
@@ -422,7 +352,10 @@ impl KernelBuilder<'_> {
     #[track_caller]
     pub fn load(&mut self, mem: impl Into<Mem>, index: Val) -> Result<Val, BuildError> {
         let loc = Location::caller();
-        let p = self.offset_at(loc, mem.into().base(), index)?;
+        let base = mem.into().base();
+        // check the load before emitting the address
+        self.typed(loc, Opcode::Load, Imm::None, &[base], None)?;
+        let p = self.offset_at(loc, base, index)?;
         self.load_at(loc, p)
     }
 
@@ -430,31 +363,15 @@ impl KernelBuilder<'_> {
     #[track_caller]
     pub fn store(&mut self, mem: impl Into<Mem>, index: Val, v: Val) -> Result<(), BuildError> {
         let loc = Location::caller();
-        let mem = mem.into();
+        let base = mem.into().base();
         // check the value before emitting the address
-        self.check_val(loc, "store", v)?;
-        let elem = Type::Scalar(match mem {
-            Mem::Global(b) => b.elem,
-            Mem::Shared(s) => s.elem,
-        });
-        self.require_ty(loc, "store", "the stored value", v, elem)?;
-        let p = self.offset_at(loc, mem.base(), index)?;
+        self.typed(loc, Opcode::Store, Imm::None, &[base, v], None)?;
+        let p = self.offset_at(loc, base, index)?;
         self.store_at(loc, p, v)
     }
 
     fn rmw_at(&mut self, loc: Loc, op: AtomicOp, scope: Scope, p: Val, v: Val) -> Result<Val, BuildError> {
-        let name = format!("atomic.rmw {}", op.name());
-        let (_, elem) = self.pointer(loc, &name, p)?;
-        self.require_ty(loc, &name, "the operand", v, Type::Scalar(elem))?;
-        let ok = match op {
-            AtomicOp::Add => elem.is_int() || elem == ScalarType::F32,
-            AtomicOp::Min | AtomicOp::Max | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => elem.is_int(),
-            AtomicOp::Exch => elem != ScalarType::Bool,
-        };
-        if !ok {
-            return Err(mismatch(loc, format!("{name}: not supported on {elem} memory")));
-        }
-        self.emit_val(loc, Opcode::AtomicRmw, Imm::Atomic(op, scope), &[p.value, v.value], Type::Scalar(elem))
+        self.op_val(loc, Opcode::AtomicRmw, Imm::Atomic(op, scope), &[p, v], None)
     }
 
     /// Atomic read-modify-write of `mem[index]`; returns the old value.
@@ -468,7 +385,10 @@ impl KernelBuilder<'_> {
         v: Val,
     ) -> Result<Val, BuildError> {
         let loc = Location::caller();
-        let p = self.offset_at(loc, mem.into().base(), index)?;
+        let base = mem.into().base();
+        // check the operation before emitting the address
+        self.typed(loc, Opcode::AtomicRmw, Imm::Atomic(op, scope), &[base, v], None)?;
+        let p = self.offset_at(loc, base, index)?;
         self.rmw_at(loc, op, scope, p, v)
     }
 
@@ -479,19 +399,7 @@ impl KernelBuilder<'_> {
     }
 
     fn cas_at(&mut self, loc: Loc, scope: Scope, p: Val, expected: Val, new: Val) -> Result<Val, BuildError> {
-        let (_, elem) = self.pointer(loc, "atomic.cas", p)?;
-        if !elem.is_int() {
-            return Err(mismatch(loc, format!("atomic.cas: not supported on {elem} memory (integers only)")));
-        }
-        self.require_ty(loc, "atomic.cas", "the expected value", expected, Type::Scalar(elem))?;
-        self.require_ty(loc, "atomic.cas", "the new value", new, Type::Scalar(elem))?;
-        self.emit_val(
-            loc,
-            Opcode::AtomicCas,
-            Imm::Scope(scope),
-            &[p.value, expected.value, new.value],
-            Type::Scalar(elem),
-        )
+        self.op_val(loc, Opcode::AtomicCas, Imm::Scope(scope), &[p, expected, new], None)
     }
 
     /// Atomic compare-exchange of `mem[index]`; returns the old value.
@@ -505,7 +413,10 @@ impl KernelBuilder<'_> {
         new: Val,
     ) -> Result<Val, BuildError> {
         let loc = Location::caller();
-        let p = self.offset_at(loc, mem.into().base(), index)?;
+        let base = mem.into().base();
+        // check the operands before emitting the address
+        self.typed(loc, Opcode::AtomicCas, Imm::Scope(scope), &[base, expected, new], None)?;
+        let p = self.offset_at(loc, base, index)?;
         self.cas_at(loc, scope, p, expected, new)
     }
 
@@ -518,7 +429,7 @@ impl KernelBuilder<'_> {
     // ---- indices ------------------------------------------------------------------------------
 
     fn dim_op(&mut self, loc: Loc, op: Opcode, dim: Dim) -> Result<Val, BuildError> {
-        self.emit_val(loc, op, Imm::Dim(dim), &[], Type::U32)
+        self.op_val(loc, op, Imm::Dim(dim), &[], None)
     }
 
     /// Thread index within the block (u32).
@@ -544,30 +455,23 @@ impl KernelBuilder<'_> {
     /// Lane index within the subgroup (u32).
     #[track_caller]
     pub fn lane_id(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneId, Imm::None, &[], Type::U32)
+        self.op_val(Location::caller(), Opcode::LaneId, Imm::None, &[], None)
     }
     /// Subgroup index within the block (u32).
     #[track_caller]
     pub fn subgroup_id(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::SubgroupId, Imm::None, &[], Type::U32)
+        self.op_val(Location::caller(), Opcode::SubgroupId, Imm::None, &[], None)
     }
     /// Subgroup width (u32, a target constant).
     #[track_caller]
     pub fn subgroup_size(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::SubgroupSize, Imm::None, &[], Type::U32)
+        self.op_val(Location::caller(), Opcode::SubgroupSize, Imm::None, &[], None)
     }
 
     // ---- subgroup ops -------------------------------------------------------------------------
 
     fn lane_op(&mut self, loc: Loc, op: Opcode, v: Val, lane: Val) -> Result<Val, BuildError> {
-        let s = self.operand(loc, op.name(), v, Class::AnyScalar)?;
-        let what = match op {
-            Opcode::ShuffleUp | Opcode::ShuffleDown => "the lane delta",
-            Opcode::ShuffleXor => "the lane mask",
-            _ => "the source lane",
-        };
-        self.require_ty(loc, op.name(), what, lane, Type::U32)?;
-        self.emit_val(loc, op, Imm::None, &[v.value, lane.value], Type::Scalar(s))
+        self.op_val(loc, op, Imm::None, &[v, lane], None)
     }
 
     /// `v` of lane `lane mod width`.
@@ -599,94 +503,74 @@ impl KernelBuilder<'_> {
     /// u64 mask of the active lanes whose `p` is true.
     #[track_caller]
     pub fn ballot(&mut self, p: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        self.require_ty(loc, "ballot", "the predicate", p, Type::BOOL)?;
-        self.emit_val(loc, Opcode::Ballot, Imm::None, &[p.value], Type::U64)
+        self.op_val(Location::caller(), Opcode::Ballot, Imm::None, &[p], None)
     }
 
     /// u32 ballot restricted to lanes `< n` (1 ≤ n ≤ 32).
     #[track_caller]
     pub fn ballot_first_n(&mut self, n: u32, p: Val) -> Result<Val, BuildError> {
         let loc = Location::caller();
-        if !(1..=32).contains(&n) {
-            return Err(BuildError::new(
-                loc,
-                ErrorKind::OutOfRange,
-                format!("ballot.first_n: lane count {n} is out of range 1..=32"),
-            ));
-        }
-        self.require_ty(loc, "ballot.first_n", "the predicate", p, Type::BOOL)?;
-        self.emit_val(loc, Opcode::BallotFirstN, Imm::Count(n as u8), &[p.value], Type::U32)
+        // Counts past a `u8` are out of range like 33 is (the type rules see a saturated count).
+        let count = u8::try_from(n).unwrap_or(u8::MAX);
+        self.op_val(loc, Opcode::BallotFirstN, Imm::Count(count), &[p], None)
     }
 
     /// u64 mask of the active lanes whose `v` has the same bits as this lane's
     /// (`__match_any_sync`). `v`: any scalar.
     #[track_caller]
     pub fn match_any(&mut self, v: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        self.operand(loc, "match.any", v, Class::AnyScalar)?;
-        self.emit_val(loc, Opcode::MatchAny, Imm::None, &[v.value], Type::U64)
+        self.op_val(Location::caller(), Opcode::MatchAny, Imm::None, &[v], None)
     }
     /// The u64 active mask if `v` has the same bits on every active lane, else 0
     /// (`__match_all_sync`). `v`: any scalar.
     #[track_caller]
     pub fn match_all(&mut self, v: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        self.operand(loc, "match.all", v, Class::AnyScalar)?;
-        self.emit_val(loc, Opcode::MatchAll, Imm::None, &[v.value], Type::U64)
+        self.op_val(Location::caller(), Opcode::MatchAll, Imm::None, &[v], None)
     }
     /// u64 mask of the active lanes (`__activemask`).
     #[track_caller]
     pub fn active_mask(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::ActiveMask, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::ActiveMask, Imm::None, &[], None)
     }
     /// u64 mask of the lanes below this one (`%lanemask_lt`).
     #[track_caller]
     pub fn lane_mask_lt(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneMaskLt, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::LaneMaskLt, Imm::None, &[], None)
     }
     /// u64 mask of the lanes up to and including this one (`%lanemask_le`).
     #[track_caller]
     pub fn lane_mask_le(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneMaskLe, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::LaneMaskLe, Imm::None, &[], None)
     }
     /// u64 with only this lane's bit set (`%lanemask_eq`).
     #[track_caller]
     pub fn lane_mask_eq(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneMaskEq, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::LaneMaskEq, Imm::None, &[], None)
     }
     /// u64 mask of this lane and the lanes above it, below the width (`%lanemask_ge`).
     #[track_caller]
     pub fn lane_mask_ge(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneMaskGe, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::LaneMaskGe, Imm::None, &[], None)
     }
     /// u64 mask of the lanes above this one, below the width (`%lanemask_gt`).
     #[track_caller]
     pub fn lane_mask_gt(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::LaneMaskGt, Imm::None, &[], Type::U64)
+        self.op_val(Location::caller(), Opcode::LaneMaskGt, Imm::None, &[], None)
     }
     /// True exactly on the lowest active lane (`elect.sync`).
     #[track_caller]
     pub fn elect(&mut self) -> Result<Val, BuildError> {
-        self.emit_val(Location::caller(), Opcode::Elect, Imm::None, &[], Type::BOOL)
+        self.op_val(Location::caller(), Opcode::Elect, Imm::None, &[], None)
     }
     /// A hint to suspend the thread for about `ns` (u32) nanoseconds (`__nanosleep`); changes no
     /// value.
     #[track_caller]
     pub fn nanosleep(&mut self, ns: Val) -> Result<(), BuildError> {
-        let loc = Location::caller();
-        self.require_ty(loc, "nanosleep", "the duration", ns, Type::U32)?;
-        self.emit(loc, Opcode::Nanosleep, Imm::None, &[ns.value], None)
+        self.op_effect(Location::caller(), Opcode::Nanosleep, Imm::None, &[ns])
     }
 
     fn vote(&mut self, loc: Loc, op: Opcode, tile: Tile, v: Val) -> Result<Val, BuildError> {
-        check_tile(loc, op.name(), tile)?;
-        if op == Opcode::VoteEq {
-            self.operand(loc, op.name(), v, Class::AnyScalar)?;
-        } else {
-            self.require_ty(loc, op.name(), "the predicate", v, Type::BOOL)?;
-        }
-        self.emit_val(loc, op, Imm::Tile(tile), &[v.value], Type::BOOL)
+        self.op_val(loc, op, Imm::Tile(tile), &[v], None)
     }
 
     /// True iff `p` holds on every active lane of the tile.
@@ -705,42 +589,25 @@ impl KernelBuilder<'_> {
         self.vote(Location::caller(), Opcode::VoteEq, tile, v)
     }
 
-    fn group_operand(&self, loc: Loc, name: &str, op: GroupOp, tile: Tile, v: Val) -> Result<ScalarType, BuildError> {
-        check_tile(loc, name, tile)?;
-        let s = self.operand(loc, name, v, Class::AnyScalar)?;
-        let bitwise = matches!(op, GroupOp::And | GroupOp::Or | GroupOp::Xor);
-        if bitwise && s.is_float() {
-            return Err(mismatch(loc, format!("{name} {}: not defined on {s}", op.name())));
-        }
-        Ok(s)
-    }
-
     /// Reduction of `v` over the active lanes of each tile.
     #[track_caller]
     pub fn subgroup_reduce(&mut self, op: GroupOp, tile: Tile, v: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let s = self.group_operand(loc, "subgroup.reduce", op, tile, v)?;
         let imm = Imm::Group { op, tile, inclusive: true };
-        self.emit_val(loc, Opcode::SubgroupReduce, imm, &[v.value], Type::Scalar(s))
+        self.op_val(Location::caller(), Opcode::SubgroupReduce, imm, &[v], None)
     }
 
     /// Inclusive or exclusive scan of `v` in lane order within each tile.
     #[track_caller]
     pub fn subgroup_scan(&mut self, op: GroupOp, tile: Tile, inclusive: bool, v: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let s = self.group_operand(loc, "subgroup.scan", op, tile, v)?;
         let imm = Imm::Group { op, tile, inclusive };
-        self.emit_val(loc, Opcode::SubgroupScan, imm, &[v.value], Type::Scalar(s))
+        self.op_val(Location::caller(), Opcode::SubgroupScan, imm, &[v], None)
     }
 
     /// Per-lane inclusive scan restarted at each lane whose `head` is non-zero.
     #[track_caller]
     pub fn segmented_reduce(&mut self, op: GroupOp, tile: Tile, v: Val, head: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let s = self.group_operand(loc, "subgroup.segreduce", op, tile, v)?;
-        self.operand(loc, "subgroup.segreduce", head, Class::IntOrBool)?;
         let imm = Imm::Group { op, tile, inclusive: true };
-        self.emit_val(loc, Opcode::SegmentedReduce, imm, &[v.value, head.value], Type::Scalar(s))
+        self.op_val(Location::caller(), Opcode::SegmentedReduce, imm, &[v, head], None)
     }
 
     // ---- barriers and fences ------------------------------------------------------------------
@@ -748,29 +615,22 @@ impl KernelBuilder<'_> {
     /// Subgroup execution barrier.
     #[track_caller]
     pub fn subgroup_sync(&mut self) -> Result<(), BuildError> {
-        self.emit(Location::caller(), Opcode::SubgroupSync, Imm::None, &[], None)
+        self.op_effect(Location::caller(), Opcode::SubgroupSync, Imm::None, &[])
     }
     /// Block barrier (`__syncthreads`).
     #[track_caller]
     pub fn block_sync(&mut self) -> Result<(), BuildError> {
-        self.emit(Location::caller(), Opcode::BlockSync, Imm::None, &[], None)
+        self.op_effect(Location::caller(), Opcode::BlockSync, Imm::None, &[])
     }
     /// Block barrier combining `p` over the block (`and`/`or` → bool, `count` → u32).
     #[track_caller]
     pub fn block_sync_pred(&mut self, op: PredOp, p: Val) -> Result<Val, BuildError> {
-        let loc = Location::caller();
-        let name = format!("block.sync_pred {}", op.name());
-        self.require_ty(loc, &name, "the predicate", p, Type::BOOL)?;
-        let ty = match op {
-            PredOp::And | PredOp::Or => Type::BOOL,
-            PredOp::Count => Type::U32,
-        };
-        self.emit_val(loc, Opcode::BlockSyncPred, Imm::Pred(op), &[p.value], ty)
+        self.op_val(Location::caller(), Opcode::BlockSyncPred, Imm::Pred(op), &[p], None)
     }
     /// Memory fence with a scope.
     #[track_caller]
     pub fn fence(&mut self, scope: Scope) -> Result<(), BuildError> {
-        self.emit(Location::caller(), Opcode::Fence, Imm::Scope(scope), &[], None)
+        self.op_effect(Location::caller(), Opcode::Fence, Imm::Scope(scope), &[])
     }
 }
 

@@ -60,73 +60,85 @@ use ErrorKind::*;
 #[test]
 fn arithmetic_type_errors() {
     with_builder(|b, v| {
-        check(at!(b.add(v.u, v.f)), TypeMismatch, "add: operand types differ: u32 and f32");
-        check(at!(b.sub(v.i, v.u)), TypeMismatch, "sub: operand types differ: i32 and u32");
-        check(at!(b.mul(v.t, v.t)), TypeMismatch, "mul: expected a numeric (integer or float) operand, got bool");
-        check(at!(b.div(v.buf.ptr(), v.buf.ptr())), TypeMismatch, "div: expected a numeric");
-        check(at!(b.rem(v.f, v.d)), TypeMismatch, "rem: operand types differ: f32 and f64");
-        check(at!(b.min(v.t, v.t)), TypeMismatch, "min: expected a numeric");
-        check(at!(b.max(v.u, v.i)), TypeMismatch, "max: operand types differ");
-        check(at!(b.and(v.f, v.f)), TypeMismatch, "and: expected an integer or bool operand, got f32");
-        check(at!(b.or(v.d, v.d)), TypeMismatch, "or: expected an integer or bool operand, got f64");
-        check(at!(b.xor(v.t, v.u)), TypeMismatch, "xor: operand types differ: bool and u32");
-        check(at!(b.shl(v.t, v.t)), TypeMismatch, "shl: expected an integer operand, got bool");
-        check(at!(b.shr(v.u, v.i)), TypeMismatch, "shr: operand types differ: u32 and i32");
-        check(at!(b.neg(v.t)), TypeMismatch, "neg: expected a numeric");
-        check(at!(b.abs(v.t)), TypeMismatch, "abs: expected a numeric");
-        check(at!(b.not(v.f)), TypeMismatch, "not: expected an integer or bool operand, got f32");
-        check(at!(b.sqrt(v.u)), TypeMismatch, "sqrt: expected a float operand, got u32");
-        check(at!(b.clz(v.f)), TypeMismatch, "clz: expected an integer operand, got f32");
-        check(at!(b.popcount(v.t)), TypeMismatch, "popcount: expected an integer operand, got bool");
-        check(at!(b.bitrev(v.d)), TypeMismatch, "bitrev: expected an integer operand, got f64");
-        check(at!(b.fma(v.f, v.f, v.d)), TypeMismatch, "fma: operand types differ: f32 and f64");
-        check(at!(b.fma(v.u, v.u, v.u)), TypeMismatch, "fma: expected a float operand, got u32");
-        check(at!(b.select(v.u, v.f, v.f)), TypeMismatch, "select: the condition must be bool, got u32");
-        check(at!(b.select(v.t, v.f, v.u)), TypeMismatch, "select: operand types differ: f32 and u32");
-        check(at!(b.lt(v.t, v.t)), TypeMismatch, "cmp lt: expected a numeric (integer or float) operand, got bool");
-        check(at!(b.eq(v.f, v.u)), TypeMismatch, "cmp eq: operand types differ: f32 and u32");
+        check(at!(b.add(v.u, v.f)), TypeMismatch, "add: operand 2 has type f32, expected u32");
+        check(at!(b.sub(v.i, v.u)), TypeMismatch, "sub: operand 2 has type u32, expected i32");
+        check(at!(b.mul(v.t, v.t)), TypeMismatch, "mul: operand 1 has type bool, expected a numeric type");
+        check(
+            at!(b.div(v.buf.ptr(), v.buf.ptr())),
+            TypeMismatch,
+            "div: operand 1 has type ptr<global, f32>, expected a numeric type",
+        );
+        check(at!(b.rem(v.f, v.d)), TypeMismatch, "rem: operand 2 has type f64, expected f32");
+        check(at!(b.min(v.t, v.t)), TypeMismatch, "min: operand 1 has type bool, expected a numeric type");
+        check(at!(b.max(v.u, v.i)), TypeMismatch, "max: operand 2 has type i32, expected u32");
+        check(at!(b.and(v.f, v.f)), TypeMismatch, "and: operand 1 has type f32, expected an integer or bool type");
+        check(at!(b.or(v.d, v.d)), TypeMismatch, "or: operand 1 has type f64, expected an integer or bool type");
+        check(at!(b.xor(v.t, v.u)), TypeMismatch, "xor: operand 2 has type u32, expected bool");
+        check(at!(b.shl(v.t, v.t)), TypeMismatch, "shl: operand 1 has type bool, expected an integer type");
+        check(at!(b.shr(v.u, v.i)), TypeMismatch, "shr: operand 2 has type i32, expected u32");
+        check(at!(b.neg(v.t)), TypeMismatch, "neg: operand 1 has type bool, expected a numeric type");
+        check(at!(b.abs(v.t)), TypeMismatch, "abs: operand 1 has type bool, expected a numeric type");
+        check(at!(b.not(v.f)), TypeMismatch, "not: operand 1 has type f32, expected an integer or bool type");
+        check(at!(b.sqrt(v.u)), TypeMismatch, "sqrt: operand 1 has type u32, expected a float type");
+        check(at!(b.clz(v.f)), TypeMismatch, "clz: operand 1 has type f32, expected an integer type");
+        check(at!(b.popcount(v.t)), TypeMismatch, "popcount: operand 1 has type bool, expected an integer type");
+        check(at!(b.bitrev(v.d)), TypeMismatch, "bitrev: operand 1 has type f64, expected an integer type");
+        check(at!(b.fma(v.f, v.f, v.d)), TypeMismatch, "fma: operand 3 has type f64, expected f32");
+        check(at!(b.fma(v.u, v.u, v.u)), TypeMismatch, "fma: operand 1 has type u32, expected a float type");
+        check(at!(b.select(v.u, v.f, v.f)), TypeMismatch, "select: operand 1 has type u32, expected bool");
+        check(at!(b.select(v.t, v.f, v.u)), TypeMismatch, "select: operand 3 has type u32, expected f32");
+        check(at!(b.lt(v.t, v.t)), TypeMismatch, "cmp: condition lt is not defined on bool (only eq, ne)");
+        check(at!(b.eq(v.f, v.u)), TypeMismatch, "cmp: operand 2 has type u32, expected f32");
         check(
             at!(b.cast(v.buf.ptr(), ScalarType::U32)),
             TypeMismatch,
-            "cast: expected a scalar operand, got ptr<global, f32>",
+            "cast: operand 1 has type ptr<global, f32>, expected a scalar type",
         );
-        check(at!(b.bitcast(v.f, ScalarType::U64)), TypeMismatch, "bitcast: cannot reinterpret f32 as u64");
-        check(at!(b.bitcast(v.u, ScalarType::Bool)), TypeMismatch, "bitcast: cannot reinterpret u32 as bool");
+        check(
+            at!(b.bitcast(v.f, ScalarType::U64)),
+            TypeMismatch,
+            "bitcast: result type u64 has 64 bits, operand type f32 has 32",
+        );
+        check(
+            at!(b.bitcast(v.u, ScalarType::Bool)),
+            TypeMismatch,
+            "bitcast: result has type bool, expected a non-bool scalar type",
+        );
     });
 }
 
 #[test]
 fn memory_errors() {
     with_builder(|b, v| {
-        check(at!(b.load(v.buf, v.f)), TypeMismatch, "ptr.offset: expected an integer operand, got f32");
-        check(at!(b.store(v.buf, v.u, v.u)), TypeMismatch, "store: the stored value must be f32, got u32");
-        check(at!(b.load_ptr(v.u)), TypeMismatch, "load: expected a pointer operand, got u32");
-        check(at!(b.store_ptr(v.buf.ptr(), v.d)), TypeMismatch, "store: the stored value must be f32, got f64");
-        check(at!(b.ptr_offset(v.f, v.u)), TypeMismatch, "ptr.offset: expected a pointer operand, got f32");
+        check(at!(b.load(v.buf, v.f)), TypeMismatch, "ptr.offset: operand 2 has type f32, expected an integer type");
+        check(at!(b.store(v.buf, v.u, v.u)), TypeMismatch, "store: operand 2 has type u32, expected f32");
+        check(at!(b.load_ptr(v.u)), TypeMismatch, "load: operand 1 has type u32, expected a pointer");
+        check(at!(b.store_ptr(v.buf.ptr(), v.d)), TypeMismatch, "store: operand 2 has type f64, expected f32");
+        check(at!(b.ptr_offset(v.f, v.u)), TypeMismatch, "ptr.offset: operand 1 has type f32, expected a pointer");
         check(
             at!(b.atomic_rmw(AtomicOp::And, Scope::Device, v.buf, v.u, v.f)),
             TypeMismatch,
-            "atomic.rmw and: not supported on f32 memory",
+            "atomic.rmw: operation and is not defined on f32",
         );
         check(
             at!(b.atomic_rmw(AtomicOp::Add, Scope::Device, v.ibuf, v.u, v.u)),
             TypeMismatch,
-            "atomic.rmw add: the operand must be i32, got u32",
+            "atomic.rmw: operand 2 has type u32, expected i32",
         );
         check(
             at!(b.atomic_rmw_ptr(AtomicOp::Exch, Scope::Block, v.u, v.u)),
             TypeMismatch,
-            "atomic.rmw exch: expected a pointer",
+            "atomic.rmw: operand 1 has type u32, expected a pointer",
         );
         check(
             at!(b.atomic_cas(Scope::Device, v.buf, v.u, v.f, v.f)),
             TypeMismatch,
-            "atomic.cas: not supported on f32 memory (integers only)",
+            "atomic.cas: element type f32 is not a 32/64-bit integer",
         );
         check(
             at!(b.atomic_cas_ptr(Scope::Device, v.ibuf.ptr(), v.i, v.u)),
             TypeMismatch,
-            "atomic.cas: the new value must be i32, got u32",
+            "atomic.cas: operand 3 has type u32, expected i32",
         );
     });
 }
@@ -134,53 +146,61 @@ fn memory_errors() {
 #[test]
 fn simt_errors() {
     with_builder(|b, v| {
-        check(at!(b.shuffle_idx(v.f, v.i)), TypeMismatch, "shuffle.idx: the source lane must be u32, got i32");
-        check(at!(b.shuffle_up(v.f, v.f)), TypeMismatch, "shuffle.up: the lane delta must be u32, got f32");
-        check(at!(b.shuffle_down(v.buf.ptr(), v.u)), TypeMismatch, "shuffle.down: expected a scalar operand");
-        check(at!(b.shuffle_xor(v.u, v.t)), TypeMismatch, "shuffle.xor: the lane mask must be u32, got bool");
-        check(at!(b.broadcast(v.u, v.i)), TypeMismatch, "broadcast: the source lane must be u32, got i32");
-        check(at!(b.ballot(v.u)), TypeMismatch, "ballot: the predicate must be bool, got u32");
-        check(at!(b.ballot_first_n(0, v.t)), OutOfRange, "ballot.first_n: lane count 0 is out of range 1..=32");
-        check(at!(b.ballot_first_n(33, v.t)), OutOfRange, "ballot.first_n: lane count 33 is out of range 1..=32");
-        check(at!(b.vote_all(Tile::Full, v.u)), TypeMismatch, "vote.all: the predicate must be bool, got u32");
+        check(at!(b.shuffle_idx(v.f, v.i)), TypeMismatch, "shuffle.idx: operand 2 has type i32, expected u32");
+        check(at!(b.shuffle_up(v.f, v.f)), TypeMismatch, "shuffle.up: operand 2 has type f32, expected u32");
         check(
-            at!(b.vote_any(Tile::Log2(7), v.t)),
-            OutOfRange,
-            "vote.any: tile(2^7) is larger than the largest subgroup",
+            at!(b.shuffle_down(v.buf.ptr(), v.u)),
+            TypeMismatch,
+            "shuffle.down: operand 1 has type ptr<global, f32>, expected a scalar type",
         );
-        check(at!(b.vote_eq(Tile::Full, v.buf.ptr())), TypeMismatch, "vote.eq: expected a scalar operand");
+        check(at!(b.shuffle_xor(v.u, v.t)), TypeMismatch, "shuffle.xor: operand 2 has type bool, expected u32");
+        check(at!(b.broadcast(v.u, v.i)), TypeMismatch, "broadcast: operand 2 has type i32, expected u32");
+        check(at!(b.ballot(v.u)), TypeMismatch, "ballot: operand 1 has type u32, expected bool");
+        check(at!(b.ballot_first_n(0, v.t)), OutOfRange, "ballot.first_n: count 0 is outside 1..=32");
+        check(at!(b.ballot_first_n(33, v.t)), OutOfRange, "ballot.first_n: count 33 is outside 1..=32");
+        check(at!(b.vote_all(Tile::Full, v.u)), TypeMismatch, "vote.all: operand 1 has type u32, expected bool");
+        check(at!(b.vote_any(Tile::Log2(7), v.t)), OutOfRange, "vote.any: tile log2 7 exceeds 6");
+        check(
+            at!(b.vote_eq(Tile::Full, v.buf.ptr())),
+            TypeMismatch,
+            "vote.eq: operand 1 has type ptr<global, f32>, expected a scalar type",
+        );
         check(
             at!(b.subgroup_reduce(GroupOp::Xor, Tile::Full, v.f)),
             TypeMismatch,
-            "subgroup.reduce xor: not defined on f32",
+            "subgroup.reduce: operator xor is not defined on f32",
         );
-        check(at!(b.subgroup_reduce(GroupOp::Add, Tile::Log2(9), v.f)), OutOfRange, "subgroup.reduce: tile(2^9)");
+        check(
+            at!(b.subgroup_reduce(GroupOp::Add, Tile::Log2(9), v.f)),
+            OutOfRange,
+            "subgroup.reduce: tile log2 9 exceeds 6",
+        );
         check(
             at!(b.subgroup_scan(GroupOp::And, Tile::Full, true, v.d)),
             TypeMismatch,
-            "subgroup.scan and: not defined on f64",
+            "subgroup.scan: operator and is not defined on f64",
         );
         check(
             at!(b.segmented_reduce(GroupOp::Add, Tile::Full, v.u, v.f)),
             TypeMismatch,
-            "subgroup.segreduce: expected an integer or bool operand, got f32",
+            "subgroup.segreduce: operand 2 has type f32, expected an integer or bool type",
         );
         check(
             at!(b.match_any(v.buf.ptr())),
             TypeMismatch,
-            "match.any: expected a scalar operand, got ptr<global, f32>",
+            "match.any: operand 1 has type ptr<global, f32>, expected a scalar type",
         );
         check(
             at!(b.match_all(v.ibuf.ptr())),
             TypeMismatch,
-            "match.all: expected a scalar operand, got ptr<global, i32>",
+            "match.all: operand 1 has type ptr<global, i32>, expected a scalar type",
         );
-        check(at!(b.nanosleep(v.i)), TypeMismatch, "nanosleep: the duration must be u32, got i32");
-        check(at!(b.nanosleep(v.f)), TypeMismatch, "nanosleep: the duration must be u32, got f32");
+        check(at!(b.nanosleep(v.i)), TypeMismatch, "nanosleep: operand 1 has type i32, expected u32");
+        check(at!(b.nanosleep(v.f)), TypeMismatch, "nanosleep: operand 1 has type f32, expected u32");
         check(
             at!(b.block_sync_pred(PredOp::And, v.u)),
             TypeMismatch,
-            "block.sync_pred and: the predicate must be bool, got u32",
+            "block.sync_pred: operand 1 has type u32, expected bool",
         );
     });
 }
@@ -188,7 +208,7 @@ fn simt_errors() {
 #[test]
 fn control_flow_errors() {
     with_builder(|b, v| {
-        check(at!(b.if_then(v.u, |_| Ok(()))), TypeMismatch, "if: the condition must be bool, got u32");
+        check(at!(b.if_then(v.u, |_| Ok(()))), TypeMismatch, "if: operand 1 has type u32, expected bool");
         check(at!(b.break_()), NotInLoop, "break: not inside a loop");
         check(at!(b.continue_()), NotInLoop, "continue: not inside a loop");
         check(
@@ -217,7 +237,7 @@ fn control_flow_errors() {
             inner = line!() + 1;
             b.add(v.u, v.f).map(|_| ())
         });
-        check((r, inner), TypeMismatch, "add: operand types differ");
+        check((r, inner), TypeMismatch, "add: operand 2 has type");
         // ... and the builder is still usable afterwards
         b.if_then(v.t, |b| b.fence(Scope::Block)).unwrap();
         // ops after a region ended

@@ -25,6 +25,7 @@ pub mod interp;
 pub mod ops;
 pub mod passes;
 pub mod text;
+pub mod typerules;
 pub mod types;
 pub mod verify;
 

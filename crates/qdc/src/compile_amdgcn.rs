@@ -207,7 +207,7 @@ impl Loaded {
     pub(crate) fn read(path: &str) -> Result<Loaded, String> {
         let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
         let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, path))?;
-        verify(path, &module)?;
+        verify(path, &src, &map, &module)?;
         Ok(Loaded { src, module, map })
     }
 

@@ -1,12 +1,104 @@
-//! Rendering a back end's [`CompileError`] against the `.qdm` file it came from: the error, then
-//! the file, line and column of the instruction it blames (from the parser's [`SourceMap`]), the
-//! line itself and a caret under the op's name, the way rustc points at code. An error with no
-//! instruction points at the kernel's header line; a verifier error carries its own rendering.
-//!
-//! Shared by every `qdc compile` target whose back end returns [`qd_mir::CompileError`].
+//! Rustc-style diagnostics on `.qdm` source: a caret under a line and column ([`caret`]); the
+//! verifier's errors rendered that way at the user's own lines, columns and value names
+//! ([`verify_rendered`]) instead of on a re-printed, renumbered copy of the kernel; and a back
+//! end's [`CompileError`] rendered against the file it came from ([`render_compile_error`]): the
+//! error, then the file, line and column of the instruction it blames (from the parser's
+//! [`SourceMap`]) and a caret under the op's name. An error with no instruction points at the
+//! kernel's header line; a verifier error carries its own rendering. Shared by every `qdc`
+//! command that reads a `.qdm` file.
 
+use qd_mir::verify::{verify_function_named, verify_module_level};
 use qd_mir::{AnyEntity, CompileError, Function, Module, SourceMap};
 use std::fmt::Write as _;
+
+/// The ` --> path:line:col` block with line `line` of `src` and `len` carets (at least one) under
+/// 1-based column `col` (in characters):
+///
+/// ```text
+///  --> k.qdm:3:8
+///   |
+/// 3 |   %2 = add %0, %1 : u32
+///   |        ^^^
+/// ```
+pub fn caret(src: &str, path: &str, line: u32, col: u32, len: u32) -> String {
+    let text = src.lines().nth((line as usize).saturating_sub(1)).unwrap_or("");
+    let num = line.to_string();
+    let pad = " ".repeat(num.len());
+    let skip = (col as usize).saturating_sub(1);
+    // Indent with the line's own tabs so the carets line up in any tab width.
+    let indent: String = text.chars().take(skip).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    format!(
+        "{pad}--> {path}:{line}:{col}\n{pad} |\n{num} | {text}\n{pad} | {indent}{}\n",
+        "^".repeat(len.max(1) as usize)
+    )
+}
+
+/// The length in characters of the token starting at 1-based column `col` of line `line`
+/// (`%sum`, `add`, `subgroup.reduce`, `kernel`, `@tile`).
+fn token_len(src: &str, line: u32, col: u32) -> u32 {
+    let text = src.lines().nth((line as usize).saturating_sub(1)).unwrap_or("");
+    let n = text
+        .chars()
+        .skip((col as usize).saturating_sub(1))
+        .take_while(|&c| c.is_alphanumeric() || matches!(c, '%' | '@' | '_' | '.'))
+        .count();
+    u32::try_from(n).unwrap_or(1)
+}
+
+/// Verifies every kernel of `module` (parsed from `src` with `map`) and the module itself;
+/// `Err` renders every error rustc-style at its line and column in `src`, naming values as the
+/// file does, then a last line counting them.
+pub fn verify_rendered(src: &str, path: &str, map: &SourceMap, module: &Module) -> Result<(), String> {
+    let mut out = String::new();
+    let mut count = 0usize;
+    for (i, k) in module.kernels.iter().enumerate() {
+        let names = |v| map.value_name(i, v, src).map(str::to_string);
+        let Err(errs) = verify_function_named(k, &names) else { continue };
+        for e in &errs.0 {
+            count += 1;
+            let _ = writeln!(out, "error: kernel @{}: {}", k.name, e.message);
+            // An entity without a position of its own (a value made by no text) points at the header.
+            let at = map.position_of(i, e.location).or_else(|| map.position_of(i, AnyEntity::Function));
+            match at {
+                Some((line, col)) => out.push_str(&caret(src, path, line, col, token_len(src, line, col))),
+                None => out.push_str(&format!("  --> {path}\n")),
+            }
+            out.push('\n');
+        }
+    }
+    for m in verify_module_level(module) {
+        count += 1;
+        let _ = writeln!(out, "error: {m}");
+        if let Some(line) = module_line(module, map, &m) {
+            let text = src.lines().nth((line as usize).saturating_sub(1)).unwrap_or("");
+            let col = text.len() - text.trim_start().len() + 1;
+            out.push_str(&caret(src, path, line, col as u32, token_len(src, line, col as u32)));
+        }
+        out.push('\n');
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    let _ = write!(out, "error: {path}: {count} verifier error{}", if count == 1 { "" } else { "s" });
+    Err(out)
+}
+
+/// The header line of the program or kernel a module-level message is about (`program @p: …`,
+/// `kernel @k: …`; the first of that name).
+fn module_line(module: &Module, map: &SourceMap, message: &str) -> Option<u32> {
+    let name = |rest: &str| rest.split(|c: char| c == ':' || c.is_whitespace()).next().unwrap_or("").to_string();
+    if let Some(rest) = message.strip_prefix("program @") {
+        let n = name(rest);
+        let i = module.programs.iter().position(|p| p.name == n)?;
+        return map.program_line(i);
+    }
+    if let Some(rest) = message.strip_prefix("kernel @") {
+        let n = name(rest);
+        let i = module.kernels.iter().position(|k| k.name == n)?;
+        return map.kernel_line(i);
+    }
+    None
+}
 
 /// A `.qdm` file read and parsed with its source map (and verified: every back end's
 /// `compile_kernel` verifies again, but `qdc` reports the whole module's errors first).
@@ -24,7 +116,7 @@ impl Source {
     pub(crate) fn read(path: &str) -> Result<Source, String> {
         let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
         let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, path))?;
-        crate::verify(path, &module)?;
+        crate::verify(path, &src, &map, &module)?;
         Ok(Source { src, module, map })
     }
 
@@ -72,31 +164,10 @@ pub fn render_compile_error(
         return out; // the verifier's rendering already points at each error
     }
     let inst = e.inst().filter(|&i| f.insts.get(i).is_some());
-    let line = match inst {
-        Some(i) => map.line_of(index, AnyEntity::Inst(i)),
-        None => map.kernel_line(index),
-    };
-    let Some(line) = line.filter(|&l| l > 0) else { return out };
-    let Some(text) = src.lines().nth(line as usize - 1) else { return out };
-    // Under the op's name when it is on the line (after the `=` of its results), else under the
-    // line's first word.
-    let op_at = inst.map(|i| f.insts[i].opcode.name()).and_then(|op| {
-        let after_eq = text.find('=').map_or(0, |p| p + 1);
-        text[after_eq..].find(op).map(|p| (after_eq + p, op.len()))
-    });
-    let (col, len) = op_at.unwrap_or_else(|| {
-        let start = text.len() - text.trim_start().len();
-        (start, text[start..].split_whitespace().next().map_or(1, str::len))
-    });
-    let num = line.to_string();
-    let pad = " ".repeat(num.len());
-    let indent: String = text[..col].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-    let _ = write!(
-        out,
-        "{pad}--> {path}:{line}:{}\n{pad} |\n{num} | {text}\n{pad} | {indent}{}\n",
-        col + 1,
-        "^".repeat(len.max(1))
-    );
+    // Under the op's name (its instruction's position) or under the kernel header's first word.
+    let at = inst.and_then(|i| map.position_of(index, AnyEntity::Inst(i)));
+    let Some((line, col)) = at.or_else(|| map.position_of(index, AnyEntity::Function)) else { return out };
+    out.push_str(&caret(src, path, line, col, token_len(src, line, col)));
     out
 }
 

@@ -1,7 +1,7 @@
 //! `qdc`: the qd command line.
 //!
-//! - `qdc check FILE.qdm` parses and verifies; errors point at the line (parse errors with a caret,
-//!   verifier errors annotated on the printed MIR); exit status 1 on any error.
+//! - `qdc check FILE.qdm` parses and verifies; every error points at its line and column with a
+//!   caret (verifier errors with the file's own value names); exit status 1 on any error.
 //! - `qdc fmt FILE.qdm [--check]` prints the canonical text (or checks the file already is).
 //! - `qdc run FILE.qdm (--kernel NAME | --program NAME) [--device D] [--grid G] [--block B]
 //!   [--subgroup-size S] [--arg NAME=SPEC]… [--print NAME]… [--save NAME=FILE.npy]…` runs on a
@@ -133,33 +133,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reads a `.qdm` file and parses it; parse errors come back rendered with a caret.
-pub fn load(path: &str) -> Result<(String, qd_mir::Module), String> {
+/// Reads a `.qdm` file and parses it with its source map; parse errors come back rendered with a
+/// caret.
+pub fn load(path: &str) -> Result<(String, qd_mir::Module, qd_mir::SourceMap), String> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
-    match qd_mir::parse_module(&src) {
-        Ok(m) => Ok((src, m)),
+    match qd_mir::parse_module_with_map(&src) {
+        Ok((m, map)) => Ok((src, m, map)),
         Err(e) => Err(e.render(&src, path)),
     }
 }
 
-/// Verifies every kernel and program (one `verify_module` pass); the error renders each failing
-/// kernel annotated, then the module-level errors.
-pub fn verify(path: &str, module: &qd_mir::Module) -> Result<(), String> {
-    match qd_mir::verify::verify_module(module) {
-        Ok(()) => Ok(()),
-        Err(errs) => {
-            let mut out = String::new();
-            for k in &errs.kernels {
-                out.push_str(&k.rendered);
-                out.push('\n');
-            }
-            for e in errs.program_errors() {
-                out.push_str(&format!("error: {e}\n"));
-            }
-            let count = errs.len();
-            Err(format!("{out}error: {path}: {count} verifier error{}", if count == 1 { "" } else { "s" }))
-        }
-    }
+/// Verifies every kernel and program; each error is rendered rustc-style at its line and column
+/// of the file, with the file's own value names ([`diagnostic::verify_rendered`]).
+pub fn verify(path: &str, src: &str, map: &qd_mir::SourceMap, module: &qd_mir::Module) -> Result<(), String> {
+    diagnostic::verify_rendered(src, path, map, module)
 }
 
 fn one_file(args: &[String], cmd: &str) -> Result<String, String> {
@@ -171,15 +158,15 @@ fn one_file(args: &[String], cmd: &str) -> Result<String, String> {
 
 fn check(args: &[String]) -> Result<(), String> {
     let path = one_file(args, "check")?;
-    let (_, module) = load(&path)?;
-    verify(&path, &module)?;
+    let (src, module, map) = load(&path)?;
+    verify(&path, &src, &map, &module)?;
     println!("{path}: ok ({} kernels, {} programs)", module.kernels.len(), module.programs.len());
     Ok(())
 }
 
 fn fmt(args: &[String]) -> Result<(), String> {
     let path = one_file(args, "fmt")?;
-    let (src, module) = load(&path)?;
+    let (src, module, _) = load(&path)?;
     let text = qd_mir::text::print_module(&module);
     if args.iter().any(|a| a == "--check") {
         if text != src {

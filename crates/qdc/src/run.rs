@@ -127,8 +127,8 @@ fn check_npy_arg(name: &str, path: &str, ty: Type, v: &ArgValue) -> Result<(), S
 /// Runs `qdc run`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = parse_options(args)?;
-    let (_, module) = load(&o.file)?;
-    verify(&o.file, &module)?;
+    let (src, module, map) = load(&o.file)?;
+    verify(&o.file, &src, &map, &module)?;
     let params: Vec<(String, Type)> = match (&o.kernel, &o.program) {
         (Some(k), _) => module
             .kernel(k)

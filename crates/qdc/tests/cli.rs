@@ -54,7 +54,11 @@ fn check_reports_a_type_error_at_its_line() {
     let out = qdc(&["check", &f]);
     assert_eq!(out.status.code(), Some(1));
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("  %2 = add %0, %1 : u32\n  ; ^ error: add: operand 2 has type f32, expected u32"), "{text}");
+    // At the op of line 4, the file's own names.
+    let want = format!(
+        "error: kernel @k: add: operand 2 has type f32, expected u32 (operand 2 is %1)\n --> {f}:4:8\n  |\n4 |   %2 = add %0, %1 : u32\n  |        ^^^\n"
+    );
+    assert!(text.contains(&want), "{text}");
     assert!(text.contains("1 verifier error"), "{text}");
 }
 

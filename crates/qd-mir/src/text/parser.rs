@@ -74,21 +74,37 @@ impl ParseError {
     }
 }
 
-/// Where the entities of parsed kernels were defined (1-based lines).
+/// Where the entities of parsed kernels were defined (1-based lines and columns), and the text
+/// name of every value.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     kernels: Vec<KernelLines>,
     programs: Vec<u32>,
 }
 
+/// A 1-based line and column (in characters); 0 means unknown.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Pos {
+    line: u32,
+    col: u32,
+}
+
 #[derive(Clone, Debug, Default)]
 struct KernelLines {
-    header: u32,
-    params: usize,
-    shared: SecondaryMap<SharedArr, u32>,
-    insts: SecondaryMap<Inst, u32>,
-    regions: SecondaryMap<Region, u32>,
-    values: SecondaryMap<Value, u32>,
+    /// The `kernel` keyword.
+    header: Pos,
+    /// Each parameter's `%name`.
+    params: Vec<Pos>,
+    /// Each shared array's `@name`.
+    shared: SecondaryMap<SharedArr, Pos>,
+    /// Each instruction's op name.
+    insts: SecondaryMap<Inst, Pos>,
+    /// The `if`/`loop`/`else` keyword of each region.
+    regions: SecondaryMap<Region, Pos>,
+    /// Each value's defining `%name`.
+    values: SecondaryMap<Value, Pos>,
+    /// The byte range of each value's `%name` in the source.
+    names: SecondaryMap<Value, (u32, u32)>,
 }
 
 impl SourceMap {
@@ -97,22 +113,36 @@ impl SourceMap {
     /// of an instruction or of a value's definition, and for a region the line of the owning
     /// `if`/`loop` (or of `} else {`; the body region maps to the header).
     pub fn line_of(&self, kernel: usize, e: AnyEntity) -> Option<u32> {
+        self.position_of(kernel, e).map(|(line, _)| line)
+    }
+
+    /// The line and column where entity `e` of kernel number `kernel` is defined: the `kernel`
+    /// keyword for the function, a parameter's `%name`, a shared array's `@name`, an
+    /// instruction's op name, a value's defining `%name`, and for a region the `if`, `loop` or
+    /// `else` keyword that opens it (the body maps to the `kernel` keyword).
+    pub fn position_of(&self, kernel: usize, e: AnyEntity) -> Option<(u32, u32)> {
         let k = self.kernels.get(kernel)?;
-        let line = match e {
+        let pos = match e {
             AnyEntity::Function => k.header,
-            AnyEntity::Param(i) if usize::from(i) < k.params => k.header,
-            AnyEntity::Param(_) => 0,
-            AnyEntity::Shared(s) => k.shared.get(s).copied().unwrap_or(0),
-            AnyEntity::Inst(i) => k.insts.get(i).copied().unwrap_or(0),
-            AnyEntity::Region(r) => k.regions.get(r).copied().unwrap_or(0),
-            AnyEntity::Value(v) => k.values.get(v).copied().unwrap_or(0),
+            AnyEntity::Param(i) => k.params.get(usize::from(i)).copied().unwrap_or_default(),
+            AnyEntity::Shared(s) => k.shared.get(s).copied().unwrap_or_default(),
+            AnyEntity::Inst(i) => k.insts.get(i).copied().unwrap_or_default(),
+            AnyEntity::Region(r) => k.regions.get(r).copied().unwrap_or_default(),
+            AnyEntity::Value(v) => k.values.get(v).copied().unwrap_or_default(),
         };
-        (line != 0).then_some(line)
+        (pos.line != 0).then_some((pos.line, pos.col))
+    }
+
+    /// The text name (`%sum`) value `v` of kernel number `kernel` has in `src` (the source this
+    /// map was parsed from).
+    pub fn value_name<'s>(&self, kernel: usize, v: Value, src: &'s str) -> Option<&'s str> {
+        let &(start, len) = self.kernels.get(kernel)?.names.get(v)?;
+        (len != 0).then(|| src.get(start as usize..(start + len) as usize)).flatten()
     }
 
     /// The header line of kernel number `kernel`.
     pub fn kernel_line(&self, kernel: usize) -> Option<u32> {
-        self.kernels.get(kernel).map(|k| k.header)
+        self.kernels.get(kernel).map(|k| k.header.line)
     }
 
     /// The header line of program number `program`.
@@ -287,6 +317,11 @@ impl<'a> Parser<'a> {
         let line_start = before.rfind('\n').map_or(0, |n| n + 1);
         let col = before.get(line_start..).map_or(0, |s| s.chars().count());
         (t.line, u32::try_from(col).unwrap_or(u32::MAX).saturating_add(1))
+    }
+
+    fn pos_of(&self, i: usize) -> Pos {
+        let (line, col) = self.position(i);
+        Pos { line, col }
     }
 
     fn err_at(&self, i: usize, message: impl Into<String>) -> ParseError {
@@ -510,7 +545,7 @@ impl<'a> Parser<'a> {
     // ---- kernels ------------------------------------------------------------------------
 
     fn kernel(&mut self) -> Result<(Function, KernelLines), ParseError> {
-        let header = self.peek().line;
+        let header = self.pos_of(self.pos);
         self.bump();
         let (_, name) = self.global_name("a kernel name (`@name`)")?;
         let mut k = Kernel {
@@ -532,7 +567,6 @@ impl<'a> Parser<'a> {
             }
             self.expect(Tok::RParen, "`,` or `)`")?;
         }
-        k.lines.params = k.func.params.len();
         if self.at_ident("block") {
             self.bump();
             k.func.launch.block = self.dims("block size")?;
@@ -569,6 +603,7 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(at, "too many parameters"));
         }
         let v = k.func.add_param(name, ty, uniform);
+        k.lines.params.push(self.pos_of(at));
         self.define(k, at, v)
     }
 
@@ -615,7 +650,6 @@ impl<'a> Parser<'a> {
     }
 
     fn shared_decl(&mut self, k: &mut Kernel<'a>) -> Result<(), ParseError> {
-        let line = self.peek().line;
         self.bump();
         let (at, name) = self.global_name("a shared array name (`@name`)")?;
         self.expect(Tok::Colon, "`:`")?;
@@ -633,7 +667,7 @@ impl<'a> Parser<'a> {
         }
         let s = k.func.add_shared(name, elem, len);
         k.shared.insert(name, s);
-        k.lines.shared[s] = line;
+        k.lines.shared[s] = self.pos_of(at);
         Ok(())
     }
 
@@ -642,7 +676,10 @@ impl<'a> Parser<'a> {
         if k.values.insert(name, v).is_some() {
             return Err(self.err_at(at, format!("value %{name} is already defined")));
         }
-        k.lines.values[v] = self.tok(at).line;
+        k.lines.values[v] = self.pos_of(at);
+        let t = self.tok(at);
+        let span = (u32::try_from(t.start()).unwrap_or(0), u32::try_from(t.end() - t.start()).unwrap_or(0));
+        k.lines.names[v] = span;
         Ok(())
     }
 
@@ -711,7 +748,7 @@ impl<'a> Parser<'a> {
         let mut literal = None;
         match info.format {
             Format::If => return self.if_inst(k, region, line, op_at, names),
-            Format::Loop => return self.loop_inst(k, region, line, op_at, names),
+            Format::Loop => return self.loop_inst(k, region, op_at, names),
             Format::Const => literal = Some(self.literal()?),
             Format::Nullary
             | Format::Unary
@@ -788,20 +825,20 @@ impl<'a> Parser<'a> {
         let inst = k.func.make_inst(op, imm, &args, &types);
         self.args = args;
         self.tys = types;
-        self.finish_inst(k, region, inst, line, names)
+        self.finish_inst(k, region, inst, op_at, names)
     }
 
-    /// Appends `inst`, names its results and records its line.
+    /// Appends `inst`, names its results and records where its op name `op_at` is.
     fn finish_inst(
         &mut self,
         k: &mut Kernel<'a>,
         region: Region,
         inst: Inst,
-        line: u32,
+        op_at: usize,
         names: ResultNames,
     ) -> Result<(), ParseError> {
         k.func.append_inst(region, inst);
-        k.lines.insts[inst] = line;
+        k.lines.insts[inst] = self.pos_of(op_at);
         let results = k.func.results[inst];
         for (i, at) in names.tokens().enumerate() {
             if let Some(v) = results.get(i, &k.func.pool) {
@@ -849,20 +886,20 @@ impl<'a> Parser<'a> {
         let inst = k.func.make_inst(Opcode::If, Imm::None, &args, &types);
         self.args = args;
         self.tys = types;
-        self.finish_inst(k, region, inst, line, names)?;
+        self.finish_inst(k, region, inst, op_at, names)?;
         self.enter(k)?;
         self.expect(Tok::LBrace, "`{`")?;
         let then = k.func.make_region();
-        k.lines.regions[then] = line;
+        k.lines.regions[then] = self.pos_of(op_at);
         self.region(k, then, false)?;
         self.bump();
         let mut els = None;
         if self.at_ident("else") {
-            let else_line = self.peek().line;
+            let else_pos = self.pos_of(self.pos);
             self.bump();
             self.expect(Tok::LBrace, "`{`")?;
             let e = k.func.make_region();
-            k.lines.regions[e] = else_line;
+            k.lines.regions[e] = else_pos;
             self.region(k, e, false)?;
             self.bump();
             els = Some(e);
@@ -876,7 +913,6 @@ impl<'a> Parser<'a> {
         &mut self,
         k: &mut Kernel<'a>,
         region: Region,
-        line: u32,
         op_at: usize,
         names: ResultNames,
     ) -> Result<(), ParseError> {
@@ -905,9 +941,9 @@ impl<'a> Parser<'a> {
         self.check_result_names(names, &types, op_at, "loop")?;
         let inst = k.func.make_inst(Opcode::Loop, Imm::None, &inits, &types);
         self.tys = types;
-        self.finish_inst(k, region, inst, line, names)?;
+        self.finish_inst(k, region, inst, op_at, names)?;
         let body = k.func.make_region();
-        k.lines.regions[body] = line;
+        k.lines.regions[body] = self.pos_of(op_at);
         for (at, ty) in params {
             let v = k.func.add_region_param(body, ty);
             self.define(k, at, v)?;

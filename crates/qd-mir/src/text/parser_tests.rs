@@ -436,12 +436,15 @@ fn warp_builtin_errors() {
     assert_err("kernel @k() {\n  %0 = lanemask.ne : u64\n}\n", 2, 8, "unknown op `lanemask.ne`");
     // Operand counts and types are the verifier's.
     let k = |body: &str| format!("kernel @k(%n: u64, %p: ptr<global, u32>) {{\n  {body}\n  return\n}}\n");
-    assert_eq!(verify_messages(&k("nanosleep %n")), ["nanosleep: operand 1 has type u64, expected u32"]);
+    assert_eq!(
+        verify_messages(&k("nanosleep %n")),
+        ["nanosleep: operand 1 has type u64, expected u32 (operand 1 is %n)"]
+    );
     assert_eq!(verify_messages(&k("nanosleep")), ["nanosleep: expected 1 operand(s), found 0"]);
     assert_eq!(verify_messages(&k("%0 = match.any : u64")), ["match.any: expected 1 operand(s), found 0"]);
     assert_eq!(
         verify_messages(&k("%0 = match.all %p : u64")),
-        ["match.all: operand 1 has type ptr<global, u32>, expected a scalar type"]
+        ["match.all: operand 1 has type ptr<global, u32>, expected a scalar type (operand 1 is %p)"]
     );
     assert_eq!(verify_messages(&k("%0 = match.any %n : u32")), ["match.any: result has type u32, expected u64"]);
     assert_eq!(verify_messages(&k("%0 = lanemask.ge : u32")), ["lanemask.ge: result has type u32, expected u64"]);

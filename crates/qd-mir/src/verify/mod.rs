@@ -24,8 +24,8 @@ mod structure;
 mod tests;
 mod types;
 
+pub(crate) use crate::typerules::group_op_legal;
 pub use launch::{MAX_BLOCK_THREADS, MAX_SHARED_BYTES};
-pub(crate) use types::group_op_legal;
 
 use crate::analysis::{DomTree, Layout, Uniformity};
 use crate::codegen::KernelFacts;
@@ -197,6 +197,8 @@ impl Names {
 pub(crate) struct Ctx<'a> {
     func: &'a Function,
     layout: &'a Layout,
+    /// The caller's value names (a parsed kernel's own `%sum`), tried before the printer's.
+    naming: Option<&'a dyn Fn(Value) -> Option<String>>,
     /// Value names, computed on the first error that needs one (a valid function needs none).
     names: OnceCell<Names>,
     errors: Vec<VerifyError>,
@@ -209,6 +211,9 @@ impl<'a> Ctx<'a> {
 
     /// The printed name of a value.
     fn name(&self, v: Value) -> String {
+        if let Some(n) = self.naming.and_then(|f| f(v)) {
+            return n;
+        }
         self.names.get_or_init(|| Names::new(self.func, self.layout)).name(self.func, v)
     }
 
@@ -237,11 +242,28 @@ impl<'a> Ctx<'a> {
 /// Verifies a kernel; `Ok` holds the [`KernelFacts`] its checks computed (what back ends take),
 /// `Err` every error found.
 pub fn verify_function(func: &Function) -> Result<KernelFacts, VerifyErrors> {
+    verify(func, None)
+}
+
+/// [`verify_function`], naming values in messages with `naming` where it answers (`Some("%sum")`
+/// for a kernel parsed from text, see [`crate::SourceMap::value_name`]) and with the printer's
+/// names (`%3`) elsewhere.
+pub fn verify_function_named(
+    func: &Function,
+    naming: &dyn Fn(Value) -> Option<String>,
+) -> Result<KernelFacts, VerifyErrors> {
+    verify(func, Some(naming))
+}
+
+fn verify<'a>(
+    func: &'a Function,
+    naming: Option<&'a dyn Fn(Value) -> Option<String>>,
+) -> Result<KernelFacts, VerifyErrors> {
     // One layout walk serves every check and both analyses: the dominance tree owns it and the
     // rest borrow it from there.
     let dom = DomTree::new(func);
     let layout = dom.layout();
-    let mut cx = Ctx { func, layout, names: OnceCell::new(), errors: Vec::new() };
+    let mut cx = Ctx { func, layout, naming, names: OnceCell::new(), errors: Vec::new() };
     launch::check_header(&mut cx);
     structure::check_handles(&mut cx);
     structure::check_regions(&mut cx);
@@ -330,4 +352,12 @@ pub fn verify_module(m: &Module) -> Result<(), ModuleErrors> {
     } else {
         Err(errs)
     }
+}
+
+/// The module and program level checks of [`verify_module`] alone (names, program parameters,
+/// launches), for callers that verify each kernel themselves (with [`verify_function_named`]).
+pub fn verify_module_level(m: &Module) -> Vec<String> {
+    let mut errs = Vec::new();
+    launch::check_module(m, &mut errs);
+    errs
 }
