@@ -58,6 +58,27 @@ pub(crate) enum TyKey {
     VoidFn,
 }
 
+/// The slot of the scalar types [`Emitter::ty`] keeps outside its table.
+#[inline]
+fn scalar_slot(k: TyKey) -> Option<usize> {
+    match k {
+        TyKey::Bool => Some(0),
+        TyKey::Int(32) => Some(1),
+        TyKey::Int(64) => Some(2),
+        TyKey::Float(32) => Some(3),
+        TyKey::Float(64) => Some(4),
+        TyKey::Int(_)
+        | TyKey::Float(_)
+        | TyKey::Void
+        | TyKey::Vector(..)
+        | TyKey::Ptr(..)
+        | TyKey::Array(..)
+        | TyKey::RuntimeArray(..)
+        | TyKey::BufferStruct(_)
+        | TyKey::VoidFn => None,
+    }
+}
+
 /// One basic block of the function.
 pub(crate) struct Block {
     pub label: u32,
@@ -93,6 +114,9 @@ pub(crate) struct Emitter {
     annotations: Vec<u32>,
     globals: Vec<u32>,
     tys: FxMap<TyKey, u32>,
+    /// The ids of the scalar types the lowering asks for at nearly every op ([`scalar_slot`]),
+    /// 0 until declared: looked up without hashing.
+    scalars: [u32; 5],
     consts: FxMap<(u32, u64), u32>,
     undefs: FxMap<u32, u32>,
     nulls: FxMap<u32, u32>,
@@ -109,8 +133,9 @@ impl Emitter {
             glsl: 0,
             annotations: Vec::with_capacity(64),
             globals: Vec::with_capacity(256),
-            tys: FxMap::default(),
-            consts: FxMap::default(),
+            tys: FxMap::with_capacity_and_hasher(32, Default::default()),
+            scalars: [0; 5],
+            consts: FxMap::with_capacity_and_hasher(128, Default::default()),
             undefs: FxMap::default(),
             nulls: FxMap::default(),
             blocks: Vec::with_capacity(16),
@@ -166,7 +191,21 @@ impl Emitter {
     }
 
     /// A type (deduplicated).
+    #[inline]
     pub fn ty(&mut self, k: TyKey) -> u32 {
+        match scalar_slot(k) {
+            Some(s) if self.scalars[s] != 0 => self.scalars[s],
+            Some(s) => {
+                let id = self.declare_ty(k);
+                self.scalars[s] = id;
+                id
+            }
+            None => self.declare_ty(k),
+        }
+    }
+
+    /// A type from the table, declared at its first use.
+    fn declare_ty(&mut self, k: TyKey) -> u32 {
         if let Some(&id) = self.tys.get(&k) {
             return id;
         }

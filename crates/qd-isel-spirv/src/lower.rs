@@ -76,6 +76,8 @@ pub(crate) struct Lower<'a> {
     buffers: Vec<Option<Storage>>,
     shared: Vec<Option<Storage>>,
     pub sync_slot: Option<u32>,
+    /// The kernel has a `block.sync_pred` (it needs a workgroup slot).
+    uses_sync_pred: bool,
     /// The subgroup width.
     pub w: u32,
 }
@@ -113,6 +115,7 @@ pub(crate) fn lower_kernel(
         buffers: vec![None; f.params.len()],
         shared: vec![None; f.shared.len()],
         sync_slot: None,
+        uses_sync_pred: false,
         w,
     };
     lw.resolve_bases()?;
@@ -202,9 +205,7 @@ pub(crate) fn lower_kernel(
         lw.interface_global(var);
         lw.shared[arr.index()] = Some(Storage { var, elem_ptr, mem_ty: mem });
     }
-    let uses_sync_pred =
-        facts.layout().insts().iter().any(|&i| f.insts[i].opcode.sync() == Some(SyncOp::BlockSyncPred));
-    if uses_sync_pred {
+    if lw.uses_sync_pred {
         let u = lw.int_ty(32);
         let ptr = lw.e.ty(TyKey::Ptr(StorageClass::Workgroup, u));
         let var = lw.e.global_var(ptr, StorageClass::Workgroup);
@@ -653,8 +654,10 @@ impl Lower<'_> {
         self.merge_phis(f.inst_results(inst), &breaks)
     }
 
-    /// Resolves the base of every pointer value (a fixed point over yields, breaks and
-    /// continues); a pointer with two possible bases is an error.
+    /// Resolves the base of every pointer value: a fixed point over the edges a pointer flows
+    /// along (`ptr.offset`, `select`, loop entries, yields, breaks and continues), collected in
+    /// one walk (which also notes a `block.sync_pred`); a pointer with two possible bases is an
+    /// error.
     fn resolve_bases(&mut self) -> Result<(), CompileError> {
         let f = self.f;
         let layout = self.facts.layout();
@@ -663,84 +666,80 @@ impl Lower<'_> {
                 self.bases[p.value.index()] = Some(Base::Buffer(i));
             }
         }
-        let insts = layout.insts();
-        for _round in 0..64 {
+        // (destination, source, the instruction that passes it on)
+        let mut edges: Vec<(Value, Value, Inst)> = Vec::new();
+        let is_ptr = |v: Value| f.value_type(v).is_ptr();
+        for &inst in layout.insts() {
+            let data = &f.insts[inst];
+            let args = f.args(inst);
+            match data.opcode.class() {
+                OpClass::Memory(MemoryOp::SharedAddr) => {
+                    if let (Imm::Shared(arr), Some(r)) = (data.imm, f.first_result(inst)) {
+                        self.bases[r.index()] = Some(Base::Shared(arr));
+                    }
+                }
+                OpClass::Memory(MemoryOp::PtrOffset) => {
+                    if let (Some(r), Some(&p)) = (f.first_result(inst), args.first()) {
+                        edges.push((r, p, inst));
+                    }
+                }
+                OpClass::Select => {
+                    if let Some(r) = f.first_result(inst).filter(|&r| is_ptr(r)) {
+                        edges.extend(args.iter().skip(1).map(|&a| (r, a, inst)));
+                    }
+                }
+                OpClass::Loop => {
+                    if let Some(body) = f.inst_regions(inst).next() {
+                        let params = f.region_params(body).iter().zip(args);
+                        edges.extend(params.filter(|(&p, _)| is_ptr(p)).map(|(&p, &a)| (p, a, inst)));
+                    }
+                }
+                OpClass::Terminator(t) => {
+                    if let Some(target) = terminator_targets(f, layout, inst, t) {
+                        let pairs = target.iter().zip(args);
+                        edges.extend(pairs.filter(|(&d, _)| is_ptr(d)).map(|(&d, &s)| (d, s, inst)));
+                    }
+                }
+                // No other op makes a pointer or passes one on.
+                OpClass::Memory(MemoryOp::Load | MemoryOp::Store | MemoryOp::AtomicRmw | MemoryOp::AtomicCas)
+                | OpClass::Const
+                | OpClass::Binary(_)
+                | OpClass::Unary(_)
+                | OpClass::Fma
+                | OpClass::Cmp
+                | OpClass::Cast
+                | OpClass::Bitcast
+                | OpClass::Index(_)
+                | OpClass::Exchange(_)
+                | OpClass::Collective(_)
+                | OpClass::Sync(SyncOp::SubgroupSync | SyncOp::BlockSync | SyncOp::Fence | SyncOp::Nanosleep)
+                | OpClass::If => {}
+                OpClass::Sync(SyncOp::BlockSyncPred) => self.uses_sync_pred = true,
+            }
+        }
+        // Each round that changes something gives one more value its base: at most one round
+        // per edge, and a last one that changes nothing.
+        for _round in 0..=edges.len() {
             let mut changed = false;
-            for &inst in insts {
-                let data = &f.insts[inst];
-                let args = f.args(inst);
-                let mut flow = |dst: Value, src: Value, this: &mut Self| -> Result<(), CompileError> {
-                    if !f.value_type(dst).is_ptr() {
-                        return Ok(());
+            for &(dst, src, inst) in &edges {
+                let Some(b) = self.bases[src.index()] else { continue };
+                match self.bases[dst.index()] {
+                    None => {
+                        self.bases[dst.index()] = Some(b);
+                        changed = true;
                     }
-                    let Some(b) = this.bases[src.index()] else { return Ok(()) };
-                    match this.bases[dst.index()] {
-                        None => {
-                            this.bases[dst.index()] = Some(b);
-                            changed = true;
-                        }
-                        Some(old) if old != b => {
-                            let why = "a pointer here may point into two different buffers or shared arrays; \
-                                       SPIR-V's logical addressing needs one base per pointer";
-                            let op = f.insts[inst].opcode;
-                            let e = CompileError::unsupported(this.opts.env, Some(op), Some(f.value_type(dst)), why);
-                            return Err(e.at(inst));
-                        }
-                        Some(_) => {}
+                    Some(old) if old != b => {
+                        let why = "a pointer here may point into two different buffers or shared arrays; \
+                                   SPIR-V's logical addressing needs one base per pointer";
+                        let op = f.insts[inst].opcode;
+                        let e = CompileError::unsupported(self.opts.env, Some(op), Some(f.value_type(dst)), why);
+                        return Err(e.at(inst));
                     }
-                    Ok(())
-                };
-                match data.opcode.class() {
-                    OpClass::Memory(MemoryOp::SharedAddr) => {
-                        if let (Imm::Shared(arr), Some(r)) = (data.imm, f.first_result(inst)) {
-                            if self.bases[r.index()].is_none() {
-                                self.bases[r.index()] = Some(Base::Shared(arr));
-                                changed = true;
-                            }
-                        }
-                    }
-                    OpClass::Memory(MemoryOp::PtrOffset) => {
-                        if let Some(r) = f.first_result(inst) {
-                            flow(r, args[0], self)?;
-                        }
-                    }
-                    OpClass::Select => {
-                        if let Some(r) = f.first_result(inst) {
-                            flow(r, args[1], self)?;
-                            flow(r, args[2], self)?;
-                        }
-                    }
-                    OpClass::Loop => {
-                        if let Some(body) = f.inst_regions(inst).next() {
-                            for (&p, &a) in f.region_params(body).iter().zip(args) {
-                                flow(p, a, self)?;
-                            }
-                        }
-                    }
-                    OpClass::Terminator(t) => {
-                        let Some(target) = terminator_targets(f, layout, inst, t) else { continue };
-                        for (&d, &s) in target.iter().zip(args) {
-                            flow(d, s, self)?;
-                        }
-                    }
-                    // No other op makes a pointer or passes one on.
-                    OpClass::Memory(MemoryOp::Load | MemoryOp::Store | MemoryOp::AtomicRmw | MemoryOp::AtomicCas)
-                    | OpClass::Const
-                    | OpClass::Binary(_)
-                    | OpClass::Unary(_)
-                    | OpClass::Fma
-                    | OpClass::Cmp
-                    | OpClass::Cast
-                    | OpClass::Bitcast
-                    | OpClass::Index(_)
-                    | OpClass::Exchange(_)
-                    | OpClass::Collective(_)
-                    | OpClass::Sync(_)
-                    | OpClass::If => {}
+                    Some(_) => {}
                 }
             }
             if !changed {
-                return Ok(());
+                break;
             }
         }
         Ok(())
