@@ -10,24 +10,10 @@
 //!   root or from the mentioning file's directory. Web addresses are not file mentions.
 //!
 //! Facts the code relies on belong in the repository's own `docs/` pages, which the code cites.
-//! Paths in [`PENDING_PATHS`] are not yet checked.
 
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// Files not yet checked, as prefixes of their path relative to the repository root (with `/`).
-/// Their citations are being moved to the repository's pages on another branch; once that has
-/// merged, this list is emptied and they are checked like every other file.
-const PENDING_PATHS: &[&str] = &[
-    "crates/qd-isel-amdgcn",
-    "crates/qd-amdgcn-",
-    // Owned by the PTX / SPIR-V back-end work; their facts are stated in docs/ptx.md §1 and §3
-    // and docs/vulkan.md ("lavapipe's widths").
-    "crates/qd-isel-ptx/src/target.rs",
-    "crates/qd-isel-ptx/src/lower.rs",
-    "crates/qd-isel-spirv/src/lib.rs",
-];
 
 /// What the repository is walked for (relative to its root).
 const ROOTS: &[&str] = &["crates", "docs", "benches", "tests", "scripts", "fuzz", "README.md"];
@@ -83,10 +69,6 @@ fn walk(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn pending(rel_path: &str) -> bool {
-    PENDING_PATHS.iter().any(|p| rel_path.starts_with(p))
-}
-
 /// The `<name>.md` mentions of a line: maximal runs of path characters ending in `.md` (and not
 /// continuing with a name character), each with whether it is part of a web address.
 fn md_mentions(line: &str) -> Vec<(String, bool)> {
@@ -134,7 +116,7 @@ fn violations(root: &Path) -> Vec<String> {
         walk(&root.join(r), &mut files);
     }
     // Every file name in the repository (for bare `<name>.md` mentions), the skipped directories
-    // included: a mention of a snapshot or a pending file is still a mention of a file that exists.
+    // included: a mention of a snapshot is still a mention of a file that exists.
     let mut all = Vec::new();
     walk_all(root, &mut all);
     let names: HashSet<String> =
@@ -143,9 +125,6 @@ fn violations(root: &Path) -> Vec<String> {
     let mut bad = Vec::new();
     for f in &files {
         let rp = rel(root, f);
-        if pending(&rp) {
-            continue;
-        }
         let Ok(text) = fs::read_to_string(f) else { continue };
         for (i, line) in text.lines().enumerate() {
             for pat in OUTSIDE {
@@ -231,6 +210,4 @@ fn the_checks_see_what_they_must() {
     assert!(exists(&root, &from, &names, concat!("docs/mir", ".md")));
     assert!(exists(&root, &from, &names, concat!("../../../docs/mir", ".md")));
     assert!(!exists(&root, &from, &names, concat!("docs/nowhere", ".md")));
-    assert!(pending("crates/qd-isel-amdgcn/src/lib.rs"));
-    assert!(!pending("crates/qd-lib/src/lib.rs"));
 }

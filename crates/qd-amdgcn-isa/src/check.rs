@@ -1,5 +1,6 @@
 //! The legality checker: [`Inst::check`] rejects every instruction the target cannot encode, with
-//! an [`IsaError`] naming the instruction, the target and the rule (amdgcn-encoding.md §2, §9).
+//! an [`IsaError`] naming the instruction, the target and the rule (docs/amdgcn-encoding.md §2,
+//! §9).
 //!
 //! The encoder runs it first, and the decoder runs it on what it decoded, so an instruction that
 //! passes is exactly one that has a single well-defined encoding: operand kinds and widths per

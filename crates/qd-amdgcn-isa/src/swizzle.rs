@@ -1,4 +1,4 @@
-//! The `ds_swizzle_b32` offset patterns (amdgcn-encoding.md §10.5, shuffle-lowering.md §1.5):
+//! The `ds_swizzle_b32` offset patterns (docs/amdgcn-encoding.md §10.5):
 //! the 16-bit offset field decoded into its mode, and the source-lane function of each mode.
 
 /// A decoded ds_swizzle offset.

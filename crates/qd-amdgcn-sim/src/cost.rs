@@ -1,11 +1,12 @@
-//! Instruction classes and THE cycle-estimate table (shuffle-lowering.md §7.1), in one place.
+//! Instruction classes and THE cycle-estimate table (docs/shuffle-lowering.md §5), in one place.
 //!
 //! The estimate is a serial issue model: every executed instruction of a wave costs its class's
-//! cycles, `s_nop N` costs N + 1 wait states. Values marked §7.1 are the cost-model seed of
-//! shuffle-lowering.md §7.1 (V, P, S, B, R — with R's two gfx942 wait states left to the `s_nop`s
-//! that the code really contains, and S/B including their `s_waitcnt`, so waits cost 0);
-//! the others are estimates, marked (I) ("inferred", as in that doc), to be recalibrated by the §4.5
-//! benchmarks.
+//! cycles, `s_nop N` costs N + 1 wait states. Values marked §5 are the cost-model seed of
+//! docs/shuffle-lowering.md §5 (its VALU, permlane, readlane, `ds_swizzle` and `ds_bpermute` rows —
+//! with the wait states gfx942 needs after a `v_readlane` (docs/amdgcn-encoding.md §11.1 row 8)
+//! left to the `s_nop`s that the code really contains, and the LDS rows including their
+//! `s_waitcnt`, so waits cost 0); the others are estimates, marked (I) ("inferred"). All of them
+//! are to be recalibrated on hardware (docs/shuffle-lowering.md §5, last paragraph).
 
 use qd_amdgcn_isa::{Dpp, Inst};
 use qd_amdgcn_isa::{Family, Target, WaveSize};
@@ -76,26 +77,26 @@ pub fn class(inst: &Inst, sem: Sem) -> InstClass {
     }
 }
 
-/// Cycles per class and per target.
+/// Cycles per class and per target (docs/shuffle-lowering.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CostTable {
     /// Scalar ALU ((I): GFX9 one issue per 4 clocks; GFX11 SISchedule SALU = 2).
     pub salu: u32,
-    /// V of §7.1 (gfx942 4, gfx1100 wave64 7; wave32 (I) 5 = one pass, SISchedule GFX11 VALU).
+    /// §5's VALU row (gfx942 4, gfx1100 wave64 7; wave32 (I) 5 = one pass, SISchedule GFX11 VALU).
     pub valu: u32,
-    /// Transcendentals ((I): as V).
+    /// Transcendentals ((I): as VALU).
     pub trans: u32,
-    /// A DPP VALU step without its wait states (§7.1: V; gfx942's +8 are the s_nops).
+    /// A DPP VALU step without its wait states (§5's DPP VALU row; GFX9's are the s_nops).
     pub dpp: u32,
-    /// P of §7.1 (gfx1100: 8; gfx9 has no permlane).
+    /// §5's permlane row (gfx1100: 8; gfx9 has no permlane).
     pub permlane: u32,
-    /// R of §7.1 without the gfx940 wait states (gfx942 4, gfx1100 8).
+    /// §5's readlane row, without gfx942's wait states after it (gfx942 4, gfx1100 8).
     pub readlane: u32,
-    /// B of §7.1, including the wait (50).
+    /// §5's `ds_bpermute_b32` row, including the wait (50).
     pub lds_permute: u32,
-    /// S of §7.1, including the wait (40).
+    /// §5's `ds_swizzle_b32` row, including the wait (40).
     pub lds_swizzle: u32,
-    /// LDS load/store/atomic including the wait ((I): as S, same LDS path).
+    /// LDS load/store/atomic including the wait ((I): as `ds_swizzle`, same LDS path).
     pub lds: u32,
     /// Scalar memory load including the wait ((I): SISchedule SMEM 5 × 4 clocks).
     pub smem: u32,
@@ -103,9 +104,10 @@ pub struct CostTable {
     pub vmem: u32,
     /// Branch ((I)).
     pub branch: u32,
-    /// A wait instruction itself: 0, the memory costs (S, B, …) already include their wait.
+    /// A wait instruction itself: 0, the memory costs (`ds_swizzle`, `ds_bpermute`, …) already
+    /// include their wait.
     pub waitcnt: u32,
-    /// One wait state of `s_nop` (gfx942: 4 clocks, §7.1's "+8 clk (2 wait states)"; GFX11 (I) 1).
+    /// One wait state of `s_nop` (GFX9: 4 clocks, §5; GFX11 (I) 1).
     pub nop_state: u32,
     /// `s_barrier` ((I)).
     pub barrier: u32,

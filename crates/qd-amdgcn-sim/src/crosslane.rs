@@ -3,10 +3,10 @@
 //! `ds_swizzle_b32`, `ds_bpermute_b32`, `ds_permute_b32`.
 //!
 //! Semantics and sources:
-//! * DPP16 (amdgcn-encoding.md §9.1–9.2, AMDGPUModifierSyntax.rst): a lane whose row or bank mask
-//!   bit is 0 is not written; an invalid source (off the row/wave edge, or EXEC-inactive unless FI
-//!   is set on GFX11 — GFX9 has no FI and treats inactive sources as invalid) reads 0 when the
-//!   BOUND_CTRL bit is 1 and leaves the lane unwritten when it is 0.
+//! * DPP16 (docs/amdgcn-encoding.md §9.1–§9.2, AMDGPUModifierSyntax.rst): a lane whose row or bank
+//!   mask bit is 0 is not written; an invalid source (off the row/wave edge, or EXEC-inactive
+//!   unless FI is set on GFX11 — GFX9 has no FI and treats inactive sources as invalid) reads 0
+//!   when the BOUND_CTRL bit is 1 and leaves the lane unwritten when it is 0.
 //! * DPP8 (§9.5): lane 8·(i/8) + sel[i%8]; with FI = 0 an inactive source reads 0.
 //! * `v_permlane16/x16_b32` (RDNA3 ISA guide, V_PERMLANE16_B32 pseudocode): lane 16r + k reads
 //!   lane 16r' + nibble k of {src2, src1}, r' = r (permlane16) or r xor 1 (permlanex16), i.e.
@@ -32,9 +32,9 @@
 //!   mode an EXEC-inactive source lane reads 0 ("thread_valid[j] ? thread_in[j] : 0").
 //! * `ds_bpermute_b32` / `ds_permute_b32` (RDNA3 guide pseudocode, §10.4): lane index =
 //!   ((addr + offset) / 4) mod 64 on GFX9 (wave-wide), mod 32 on GFX11 — within the lane's own
-//!   32-lane half in wave64 (§10.4, shuffle-lowering.md §1.6); bpermute reads 0 from an inactive
-//!   source; permute pushes only from active lanes, the highest-numbered source wins a collision,
-//!   and an active lane nobody wrote gets 0.
+//!   32-lane half in wave64 (§10.4); bpermute reads 0 from an inactive source; permute pushes only
+//!   from active lanes, the highest-numbered source wins a collision, and an active lane nobody
+//!   wrote gets 0.
 
 use qd_amdgcn_isa::Family;
 use qd_amdgcn_isa::{Dpp, Inst, Operand, Swizzle};

@@ -14,21 +14,21 @@
 //! workgroup size, kernarg bytes) over a bounds-checked [`GlobalMemory`]. Every workgroup gets its
 //! own LDS; its waves run round-robin, each until it reaches `s_barrier` or `s_endpgm`, and
 //! a barrier releases when every live wave of the workgroup has reached it (a wave that ended no
-//! longer counts, as on the hardware). Initial register state follows amdgcn-encoding.md §14: the
-//! enabled user SGPRs in the fixed order from s0, then the workgroup ids; v0 holds the packed
-//! work-item id (X in bits 9:0, Y in 19:10 and Z in 29:20 when enabled); EXEC has one bit per
-//! live work-item, so the last wave of a workgroup may be partial. Everything else the hardware
-//! leaves undefined (other VGPRs, v0 outside EXEC, later SGPRs, VCC, M0, the LDS) starts as
-//! garbage ([`SimOptions::poison_undefined`], on by default) or, with that off, as zero.
+//! longer counts, as on the hardware). Initial register state follows docs/amdgcn-encoding.md §14:
+//! the enabled user SGPRs in the fixed order from s0, then the workgroup ids; v0 holds the packed
+//! work-item id (X in bits 9:0, Y in 19:10 and Z in 29:20 when enabled); EXEC has one bit per live
+//! work-item, so the last wave of a workgroup may be partial. Everything else the hardware leaves
+//! undefined (other VGPRs, v0 outside EXEC, later SGPRs, VCC, M0, the LDS) starts as garbage
+//! ([`SimOptions::poison_undefined`], on by default) or, with that off, as zero.
 //!
 //! Every instruction runs through one exhaustive `match` over the table (`ops::sem`) with
 //! per-architecture semantics. Along the way the simulator checks the hazard matrix of
-//! amdgcn-encoding.md §11.1 ([`SimErrorKind::Hazard`]), reads of registers whose memory results
-//! were not waited for ([`SimErrorKind::MissingWait`]), LDS and global accesses outside memory
-//! ([`SimErrorKind::OutOfBounds`]) and registers outside the kernel's allocation; each error names
-//! the instruction's byte offset, the wave and, where it applies, the lane. It counts executed
-//! instructions by [`InstClass`] and estimates cycles with the one [`CostTable`]
-//! (shuffle-lowering.md §7.1).
+//! docs/amdgcn-encoding.md §11.1 ([`SimErrorKind::Hazard`]), reads of registers whose memory
+//! results were not waited for ([`SimErrorKind::MissingWait`]), LDS and global accesses outside
+//! memory ([`SimErrorKind::OutOfBounds`]) and registers outside the kernel's allocation; each error
+//! names the instruction's byte offset, the wave and, where it applies, the lane. It counts
+//! executed instructions by [`InstClass`] and estimates cycles with the one [`CostTable`]
+//! (docs/shuffle-lowering.md §5).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -65,7 +65,7 @@ use state::Wave;
 use waits::Kind;
 
 /// The user SGPRs a kernel asks for (KERNEL_CODE_PROPERTIES bits), initialised from s0 in this
-/// order (amdgcn-encoding.md §14.1).
+/// order (docs/amdgcn-encoding.md §14.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SimUserSgprs {
     /// 4 SGPRs, zero in the simulator (no scratch).

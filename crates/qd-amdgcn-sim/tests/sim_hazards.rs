@@ -1,6 +1,7 @@
-//! The simulator as a checker: every planted hazard of amdgcn-encoding.md §11.1, every missing
-//! memory wait and every out-of-bounds access is an error of the right kind naming the offending
-//! instruction's byte offset (and the lane where it applies), and the fixed program passes.
+//! The simulator as a checker: every planted hazard of docs/amdgcn-encoding.md §11.1, every
+//! missing memory wait and every out-of-bounds access is an error of the right kind naming the
+//! offending instruction's byte offset (and the lane where it applies), and the fixed program
+//! passes.
 
 mod sim_util;
 
@@ -348,7 +349,8 @@ fn dpp_scan_step_with_required_nops_runs_clean() {
     }
     assert_eq!(stats.count(qd_amdgcn_sim::InstClass::Dpp), 4);
     assert_eq!(stats.count(qd_amdgcn_sim::InstClass::Nop), 4);
-    // 4 DPP steps × (4 + 2 wait states × 4) + the first v_mov: §7.1's 12 per dependent step.
+    // 4 DPP steps × (4 + 2 wait states × 4) + the first v_mov: 12 per dependent step with the
+    // GFX9 costs of docs/shuffle-lowering.md §5.
     assert_eq!(stats.est_cycles, 4 + 4 * 12);
     // Without the nops it is a row 1 hazard at the first DPP step.
     let bad: String = text.lines().filter(|l| !l.contains("s_nop")).collect::<Vec<_>>().join("\n");

@@ -1,5 +1,5 @@
-//! Hazard wait-state insertion on the emitted instruction list (amdgcn-encoding.md §11), done in
-//! the same walk that places the memory waits `waitcnt.rs` chose.
+//! Hazard wait-state insertion on the emitted instruction list (docs/amdgcn-encoding.md §11), done
+//! in the same walk that places the memory waits `waitcnt.rs` chose.
 //!
 //! The pass walks the instructions in layout order with the same per-architecture hazard rules the
 //! simulator checks (`qd_amdgcn_sim::hazard`, after LLVM 19's `GCNHazardRecognizer`): before each

@@ -243,7 +243,8 @@ impl<'s, S: Sink> Builder<'s, S> {
         self.sink.step(Inst::new_for(self.target, Op::SNop, &[]).imm(imm), &[]);
     }
 
-    /// GFX11: wait for outstanding VALU results (the transcendental-use hazard, §11.1 row 13).
+    /// GFX11: wait for outstanding VALU results (the transcendental-use hazard,
+    /// docs/amdgcn-encoding.md §11.1 row 13).
     fn trans_wait(&mut self) {
         if self.target.family() == Family::Gfx11 {
             self.sink.step(Inst::new_for(self.target, Op::SWaitcntDepctr, &[]).imm(0x0FFF), &[]);
@@ -318,7 +319,8 @@ pub(crate) fn div_f32_via_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a
     s.op(Op::VRcpF64, &[wr2(y), rd2(wb)]);
     s.trans_wait();
     if s.target.family() == Family::Gfx9 {
-        // gfx942 §11.1 row 13: a transcendental result read by the next VALU needs one state.
+        // gfx942, docs/amdgcn-encoding.md §11.1 row 13: a transcendental result read by the next
+        // VALU needs one state.
         s.nop(0);
     }
     s.neg(Op::VFmaF64, &[wr2(t), rd2(wb), rd2(y), one], 1); // e = 1 − b·y
@@ -372,7 +374,8 @@ pub(crate) fn sqrt_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R,
     s.op(Op::VBfrevB32, &[wrhi(g), int(8)]);
     s.op(Op::VCmpGtF64, &[vcc, rd2(g), rd2(x)]);
     if s.target.family() == Family::Gfx9 {
-        // gfx942 §11.1 row 9: a VALU reads VCC two wait states after a VALU wrote it.
+        // gfx942, docs/amdgcn-encoding.md §11.1 row 9: a VALU reads VCC two wait states after a
+        // VALU wrote it.
         s.nop(1);
     }
     // t.lo = 256 or 0; k = −128 or 0.

@@ -607,7 +607,7 @@ fn atom_op(op: AtomicOp) -> &'static str {
 }
 
 /// The `atom` type suffix of an operation on an element type, if PTX has it
-/// (ptx-spirv-runtime.md §1.7).
+/// (docs/ptx.md §3, the "(atomic types)" row).
 fn atomic_type(op: AtomicOp, elem: ScalarType) -> Option<&'static str> {
     use ScalarType as S;
     Some(match (op, elem) {

@@ -2,7 +2,7 @@
 //! declares, and the minimum of each per feature the lowering may use.
 //!
 //! The `.version` of a module is the highest of the target's own minimum and the minimum of every
-//! feature it uses (ptx-spirv-runtime.md §1.1 and §1.3), and never above the cap a driver sets
+//! feature it uses (docs/ptx.md §1), and never above the cap a driver sets
 //! ([`PtxVersion::from_driver_version`]).
 
 use core::fmt;
@@ -105,7 +105,8 @@ impl PtxVersion {
     }
 
     /// The newest PTX ISA a CUDA driver of `cuDriverGetVersion` = `v` (e.g. 12080) loads
-    /// (ptx-spirv-runtime.md §1.1: 12.x loads 8.x, 13.x loads 9.x; 11.x loads 7.x).
+    /// (docs/ptx.md §1, "Which PTX a driver loads": 12.x loads 8.x, 13.x loads 9.x; 11.x
+    /// loads 7.x).
     pub fn from_driver_version(v: u32) -> PtxVersion {
         let (major, minor) = (v / 1000, (v % 1000) / 10);
         match major {

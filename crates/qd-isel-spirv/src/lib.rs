@@ -146,8 +146,8 @@ pub struct DeviceCaps {
 }
 
 impl DeviceCaps {
-    /// Mesa's lavapipe at its default width (ptx-spirv-runtime.md §7.3): subgroups of 8, every
-    /// operation class but `CLUSTERED`, 64-bit types and atomics, 32 KiB of shared memory.
+    /// Mesa's lavapipe at its default width (docs/vulkan.md, "lavapipe's widths"): subgroups of 8,
+    /// every operation class but `CLUSTERED`, 64-bit types and atomics, 32 KiB of shared memory.
     pub fn lavapipe() -> DeviceCaps {
         DeviceCaps {
             subgroup_size: 8,

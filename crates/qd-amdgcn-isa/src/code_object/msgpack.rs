@@ -1,4 +1,5 @@
-//! A small MessagePack encoder and decoder for the AMDGPU metadata note (doc §12.6, §15).
+//! A small MessagePack encoder and decoder for the AMDGPU metadata note (docs/amdgcn-encoding.md
+//! §12.6, §15).
 //!
 //! Only what the HSA metadata needs, plus enough of the format to read any well-formed blob:
 //! nil, booleans, integers, floats, strings, binary, arrays, maps and extension values.

@@ -1,7 +1,8 @@
 //! Shuffle candidates as machine code: a proved [`Seq`] of `select/shuffle/mod.rs` turned into one
 //! `MInst` over virtual registers ([`emit_seq`]), and any candidate's `MInst`s rendered with the
-//! placeholder registers of CONTRACTS5 and priced by [`crate::select::estimate`] ([`price`]) —
-//! so the listing a Choice shows and prices is, instruction for instruction, what the kernel gets.
+//! placeholder registers of docs/shuffle-lowering.md §5 and priced by [`crate::select::estimate`]
+//! ([`price`]) — so the listing a Choice shows and prices is, instruction for instruction, what the
+//! kernel gets.
 //!
 //! Registers of a sequence: `X` is the value's 32-bit part (each half of a 64-bit value in turn,
 //! with the same steps), `O` the result part — in `X`'s own register when the sequence is tied
@@ -161,8 +162,8 @@ impl Ph {
     }
 }
 
-/// Placeholder registers (CONTRACTS5): the input in `v10` (`v[10:11]`), other VGPRs from `v12`
-/// (pairs even-aligned), SGPRs from `s20`; a tied def takes its use's register.
+/// Placeholder registers (docs/shuffle-lowering.md §5): the input in `v10` (`v[10:11]`), other
+/// VGPRs from `v12` (pairs even-aligned), SGPRs from `s20`; a tied def takes its use's register.
 struct Placeholders {
     map: HashMap<VReg, Ph>,
     next_v: u16,

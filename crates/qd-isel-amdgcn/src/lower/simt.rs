@@ -34,7 +34,7 @@
 //! * [`ShuffleStrategy::BpermuteHalves`]: gfx1100 wave64, where `ds_bpermute_b32` only permutes
 //!   within each 32-lane half: `v_permlane64_b32` builds the other half's values, two
 //!   `ds_bpermute_b32` read both, and a `v_cndmask_b32` on "source in the other half" picks one
-//!   (shuffle-lowering.md §1.6). This runs whole-wave (EXEC saved and set to all lanes by an
+//!   (docs/amdgcn-encoding.md §10.4). This runs whole-wave (EXEC saved and set to all lanes by an
 //!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64`
 //!   and `ds_bpermute` only deliver the data of lanes that execute; which source lanes were active
 //!   is tested on the saved EXEC instead.
@@ -42,7 +42,7 @@
 //!   (`select::collective`) builds every candidate ladder — DPP, swizzle, permlane and the
 //!   `ds_bpermute` ladder — in the interpreter's exact combination order, whole-wave with
 //!   identity-filled inactive lanes when EXEC may be partial and on the operand when it is known
-//!   full, prices them and emits the cheapest (shuffle-lowering.md §3).
+//!   full, prices them and emits the cheapest (docs/shuffle-lowering.md §3).
 //!
 //! Ops without a strategy choice: `ballot` is a compare into an SGPR pair ANDed with EXEC
 //! (the high half 0 in wave32); `activemask` copies EXEC; `elect` is `v_mbcnt` of EXEC == 0;

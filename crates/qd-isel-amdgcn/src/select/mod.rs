@@ -5,10 +5,10 @@
 //!
 //! Every candidate is a straight-line instruction listing; [`estimate`] runs it through the same
 //! memory-wait and hazard passes as compiled code (`waitcnt.rs`, `hazard.rs`) and prices each
-//! instruction with the simulator's cost table (`qd_amdgcn_sim::cost`, shuffle-lowering.md §7.1). So the
-//! cycles the selector compares, the ones `qdc explain` prints and the ones the catalog reports
-//! come from one table, and an estimate includes the `s_nop`s and `s_waitcnt`s the sequence really
-//! gets.
+//! instruction with the simulator's cost table (`qd_amdgcn_sim::cost`, docs/shuffle-lowering.md
+//! §5). So the cycles the selector compares, the ones `qdc explain` prints and the ones the catalog
+//! reports come from one table, and an estimate includes the `s_nop`s and `s_waitcnt`s the sequence
+//! really gets.
 
 use std::fmt;
 use std::str::FromStr;
@@ -229,9 +229,9 @@ pub(crate) fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Op
 
 /// Prices a straight-line candidate `body` on `target`. `input` is the VGPR (or first VGPR) the
 /// sequence reads its value from and `output` the register holding its result: to price the
-/// dependent case of shuffle-lowering.md §7 (the value was just computed and is used right away),
-/// a producer writing `input` is placed before the body and a VALU consumer of `output` after
-/// it; their own issue costs are not counted, the wait states they force are. Returns the
+/// dependent case of docs/shuffle-lowering.md §5 (the value was just computed and is used right
+/// away), a producer writing `input` is placed before the body and a VALU consumer of `output`
+/// after it; their own issue costs are not counted, the wait states they force are. Returns the
 /// listing (body with its waits and `s_nop`s, without producer and consumer) and the cost.
 pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) -> (Vec<Inst>, Cost) {
     let producer = Inst::new_for(target, Op::VMovB32, &[input, Operand::Int(0)]);

@@ -20,11 +20,11 @@
 //! compares the result register with the shuffle's source table; a candidate that disagrees is
 //! dropped (and fails a `debug_assert`, so tests catch a wrong generator). [`Seq::partial_exact`]
 //! runs it again under a fixed set of partial EXEC masks against MIR's rule (an inactive source
-//! lane gives the own value); by CONTRACTS5 only single-instruction sequences are accepted as
-//! exact under partial EXEC, and the masks confirm which single ones are (DPP16 with bound_ctrl 0
-//! and `old` = own, permlane16/x16 with FI = 0, BC = 0 and `vdst` = own).
+//! lane gives the own value); by docs/shuffle-lowering.md §4.2 only single-instruction sequences
+//! are accepted as exact under partial EXEC, and the masks confirm which single ones are (DPP16
+//! with bound_ctrl 0 and `old` = own, permlane16/x16 with FI = 0, BC = 0 and `vdst` = own).
 //!
-//! # How candidates are found (shuffle-lowering.md §2)
+//! # How candidates are found (docs/shuffle-lowering.md §2–§3)
 //!
 //! * One step: every legal DPP16 control with the smallest row/bank masks that cover the lanes
 //!   that must move (tied, bound_ctrl 0); DPP8 (GFX11); `ds_swizzle` in bitmask, quad-perm,
@@ -142,7 +142,7 @@ pub(crate) enum Recv {
 }
 
 /// THE lane model: what lane `lane` of a wave of `w` lanes receives from primitive `p` when EXEC
-/// is `exec` (the semantics of `sim/crosslane.rs`, shuffle-lowering.md §1).
+/// is `exec` (the semantics of `qd-amdgcn-sim`'s `crosslane.rs`, docs/amdgcn-encoding.md §9–§10).
 pub(crate) fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
     let on = |l: u32| l < w && exec >> l & 1 == 1;
     // `v_writelane_b32` writes its lane whatever EXEC says; every other primitive leaves an

@@ -1,5 +1,5 @@
 //! The general register-only shapes of the shuffle selector, for the constant tables the one- and
-//! two-step shapes of `shuffle/mod.rs` cannot do in registers (shuffle-lowering.md §3.1):
+//! two-step shapes of `shuffle/mod.rs` cannot do in registers (docs/shuffle-lowering.md §3.1):
 //!
 //! * **Permlane rows** (GFX11, [`row_sequences`]): any table, decomposed by where each lane's
 //!   source lies relative to the lane's own 16-lane row — the same row (one `v_permlane16_b32`,
