@@ -20,6 +20,7 @@ use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
 use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
 use qd_amdgcn_isa::{Target, WaveSize};
+use qd_mir::CompileError;
 
 /// The SGPR pair that holds EXEC during a whole-wave sequence.
 pub(crate) const EXEC_SAVE: u16 = 14;
@@ -99,12 +100,13 @@ impl Out {
     }
 }
 
-fn err(msg: impl Into<String>) -> String {
-    msg.into()
-}
-
 /// Emits allocated VCode.
-pub(crate) fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &SpillAbi) -> Result<Emitted, String> {
+pub(crate) fn emit(
+    vcode: &VCode,
+    alloc: &Allocated<'_>,
+    target: Target,
+    abi: &SpillAbi,
+) -> Result<Emitted, CompileError> {
     let func = &alloc.func;
     let out_ra = &alloc.output;
     // The abstract registers, renumbered onto as few as possible per class (see
@@ -122,7 +124,8 @@ pub(crate) fn emit(vcode: &VCode, alloc: &Allocated<'_>, target: Target, abi: &S
         spill_slots,
     };
     if spill_slots * 4 > 4095 {
-        return Err(err(format!("the kernel needs {spill_slots} spill slots; at most 1023 fit the spill addressing")));
+        // The spill area is addressed with a 12-bit byte offset: 1023 dwords per lane.
+        return Err(CompileError::limit(target, "spill slots (dwords per lane)", u64::from(spill_slots), 1023));
     }
     let e = Emitter { target, layout, dense };
     let mut out = Out { insts: Vec::new(), lines: Vec::new(), targets: Vec::new(), line: 0 };
@@ -158,6 +161,11 @@ struct Emitter {
 }
 
 impl Emitter {
+    /// A defect between stages (regalloc2's output, the encoder's input): an internal error.
+    fn err(&self, msg: &str) -> CompileError {
+        CompileError::internal(self.target, msg)
+    }
+
     fn wave64(&self) -> bool {
         self.target.wave == WaveSize::W64
     }
@@ -167,8 +175,8 @@ impl Emitter {
     }
 
     /// The physical operand of an allocation (a register, never a stack slot).
-    fn phys(&self, a: Allocation, part: Part) -> Result<Operand, String> {
-        let (class, i) = reg_of(a).ok_or_else(|| err("an instruction operand was given a stack slot"))?;
+    fn phys(&self, a: Allocation, part: Part) -> Result<Operand, CompileError> {
+        let (class, i) = reg_of(a).ok_or_else(|| self.err("an instruction operand was given a stack slot"))?;
         let i16_ = if i == SCRATCH { 0 } else { self.dense[class as usize][i] };
         Ok(match class {
             RegClass::Int if i == SCRATCH => Operand::s(SGPR_SCRATCH),
@@ -208,9 +216,9 @@ impl Emitter {
         (slot * 4) as i32
     }
 
-    fn edit_move(&self, out: &mut Out, from: Allocation, to: Allocation, divergent: bool) -> Result<(), String> {
+    fn edit_move(&self, out: &mut Out, from: Allocation, to: Allocation, divergent: bool) -> Result<(), CompileError> {
         let class = from.as_reg().map(|p| p.class()).or(to.as_reg().map(|p| p.class()));
-        let Some(class) = class else { return Err(err("regalloc2 asked for a stack-to-stack move")) };
+        let Some(class) = class else { return Err(self.err("regalloc2 asked for a stack-to-stack move")) };
         let addr = Operand::v2(SPILL_ADDR);
         match (from.as_stack(), to.as_stack()) {
             (None, None) => {
@@ -283,12 +291,12 @@ impl Emitter {
                 }
                 self.exec_restore(out);
             }
-            (Some(_), Some(_)) => return Err(err("regalloc2 asked for a stack-to-stack move")),
+            (Some(_), Some(_)) => return Err(self.err("regalloc2 asked for a stack-to-stack move")),
         }
         Ok(())
     }
 
-    fn minst(&self, out: &mut Out, m: &MInst, allocs: &[Allocation], block: usize) -> Result<(), String> {
+    fn minst(&self, out: &mut Out, m: &MInst, allocs: &[Allocation], block: usize) -> Result<(), CompileError> {
         let n = m.steps.len();
         for (k, s) in m.steps.iter().enumerate() {
             let mut inst = s.inst;
@@ -345,7 +353,7 @@ impl Emitter {
     }
 
     /// Computes `v[4:5]` = spill area + (global wave index × wave lanes + lane) × slots × 4.
-    fn spill_prologue(&self, out: &mut Out, abi: &SpillAbi) -> Result<(), String> {
+    fn spill_prologue(&self, out: &mut Out, abi: &SpillAbi) -> Result<(), CompileError> {
         let t = |op: Op, ops: &[Operand]| self.mk(op, ops);
         let lanes = self.target.wave.lanes();
         let [bx, by, bz] = abi.block;
@@ -409,25 +417,29 @@ pub(crate) type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
 /// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
 /// everything is encoded, and the offsets are patched into the code): the code, and each
 /// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
-pub(crate) fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, String> {
+pub(crate) fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, CompileError> {
     let n = e.insts.len();
     let mut code = Vec::with_capacity(8 * n);
     let mut offsets = Vec::with_capacity(n + 1);
     for i in &e.insts {
         offsets.push(code.len() as u32);
-        qd_amdgcn_isa::encode(i, target, &mut code).map_err(|e| err(format!("internal: {e}")))?;
+        qd_amdgcn_isa::encode(i, target, &mut code).map_err(|e| CompileError::internal(target, e.to_string()))?;
     }
     offsets.push(code.len() as u32);
     for k in 0..n {
         let Some(b) = e.targets[k] else { continue };
         if !matches!(e.insts[k].op.info().shape, Shape::Sopp(SoppImm::Branch)) {
-            return Err(err(format!("internal: `{}` has a branch target", e.insts[k].display(target))));
+            return Err(CompileError::internal(
+                target,
+                format!("`{}` has a branch target", e.insts[k].display(target)),
+            ));
         }
         let dest = i64::from(offsets[e.block_starts[b.index()]]);
         let from = i64::from(offsets[k + 1]);
         let dwords = (dest - from) / 4;
         if !(-32768..=32767).contains(&dwords) {
-            return Err(err(format!("a branch spans {dwords} dwords, more than the 16-bit offset holds")));
+            // SIMM16 holds a signed dword offset.
+            return Err(CompileError::limit(target, "dwords spanned by one branch", dwords.unsigned_abs(), 32767));
         }
         e.insts[k].imm = dwords as i32;
         // SIMM16 is the low half of the SOPP word.

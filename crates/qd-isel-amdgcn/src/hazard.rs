@@ -22,6 +22,7 @@ use qd_amdgcn_isa::{Inst, Op};
 use qd_amdgcn_sim::access::{access, Access};
 use qd_amdgcn_sim::hazard::Tracker;
 use qd_amdgcn_sim::ops::{sem, Sem};
+use qd_mir::CompileError;
 
 fn flush(family: Family) -> Inst {
     match family {
@@ -37,7 +38,7 @@ pub(crate) fn insert_nops(
     acc: &[(Sem, Access)],
     waits: Vec<(usize, Inst)>,
     target: Target,
-) -> Result<(), String> {
+) -> Result<(), CompileError> {
     let family = target.family();
     let lanes = target.wave.lanes();
     let arch = target.arch;
@@ -71,9 +72,9 @@ pub(crate) fn insert_nops(
                 let mut loud = tr.clone();
                 loud.set_quiet(false);
                 let why = loud.check(arch, lanes, inst, s, a).err().map(|f| f.message).unwrap_or_default();
-                return Err(format!(
-                    "internal: no wait states satisfy the hazard before `{}`: {why}",
-                    inst.display(target)
+                return Err(CompileError::internal(
+                    target,
+                    format!("no wait states satisfy the hazard before `{}`: {why}", inst.display(target)),
                 ));
             }
             tr.record(family, lanes, &fix, fix_sem, &fix_acc, 0);

@@ -30,10 +30,9 @@ pub mod seq;
 mod vcode;
 mod waitcnt;
 
-use std::fmt;
+use qd_mir::{Function, Inst, KernelFacts, VerifiedKernel};
 
-use qd_mir::types::ScalarType;
-use qd_mir::{Function, Inst};
+pub use qd_mir::CompileError;
 
 pub use qd_amdgcn_isa::{Arch, Family, Target, WaveSize};
 pub use select::{Candidate, Choice, Cost, Listing, ShuffleLowering};
@@ -100,46 +99,6 @@ impl AmdgcnOptions {
         }
     }
 }
-
-/// Why a kernel cannot be compiled: the target, and the op and type when one is to blame.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError {
-    /// The target (`gfx942`, `gfx1100 (wave32)`).
-    pub target: String,
-    /// The MIR op, if one is to blame.
-    pub op: Option<String>,
-    /// The type it was used at.
-    pub ty: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl CompileError {
-    /// An error about the kernel as a whole.
-    pub fn new(target: Target, message: impl Into<String>) -> CompileError {
-        CompileError { target: target.to_string(), op: None, ty: None, message: message.into() }
-    }
-
-    /// An error naming an op and type.
-    pub fn op(target: Target, op: &str, ty: Option<String>, message: impl Into<String>) -> CompileError {
-        CompileError { target: target.to_string(), op: Some(op.to_string()), ty, message: message.into() }
-    }
-}
-
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot compile for {}", self.target)?;
-        if let Some(op) = &self.op {
-            write!(f, ": `{op}`")?;
-            if let Some(ty) = &self.ty {
-                write!(f, " on {ty}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for CompileError {}
 
 /// A compiled kernel.
 #[derive(Clone, Debug)]
@@ -212,30 +171,62 @@ impl CompiledKernel {
     }
 }
 
-/// Compiles a kernel with no source lines.
+/// Compiles a kernel the verifier already accepted (built with
+/// `KernelBuilder::finish_verified`, or wrapped by [`VerifiedKernel::new`]): no second
+/// verification, and the verifier's analyses are reused.
+pub fn compile_verified(k: &VerifiedKernel, opts: &AmdgcnOptions) -> Result<CompiledKernel, CompileError> {
+    compile_with_facts(k.function(), k.facts(), opts, None, &|_| None)
+}
+
+/// Verifies a kernel, then compiles it with no source lines.
 pub fn compile_kernel(f: &Function, opts: &AmdgcnOptions) -> Result<CompiledKernel, CompileError> {
     compile_kernel_with_lines(f, opts, None, &|_| None)
 }
 
-/// Compiles a kernel; `lines` gives the MIR source line of an instruction (the `.qdm` line or the
-/// builder's caller). With a `source`, the code object carries a DWARF `.debug_line` table
-/// mapping every instruction to its line in that file.
+/// Verifies a kernel, then compiles it; `lines` gives the MIR source line of an instruction (the
+/// `.qdm` line or the builder's caller). With a `source`, the code object carries a DWARF
+/// `.debug_line` table mapping every instruction to its line in that file.
 pub fn compile_kernel_with_lines(
     f: &Function,
     opts: &AmdgcnOptions,
     source: Option<&SourceFile>,
     lines: &dyn Fn(Inst) -> Option<u32>,
 ) -> Result<CompiledKernel, CompileError> {
+    let facts = qd_mir::verify::verify_function(f).map_err(|e| CompileError::verify(f, e))?;
+    compile_with_facts(f, &facts, opts, source, lines)
+}
+
+/// [`compile_verified`] with source lines (see [`compile_kernel_with_lines`]).
+pub fn compile_verified_with_lines(
+    k: &VerifiedKernel,
+    opts: &AmdgcnOptions,
+    source: Option<&SourceFile>,
+    lines: &dyn Fn(Inst) -> Option<u32>,
+) -> Result<CompiledKernel, CompileError> {
+    compile_with_facts(k.function(), k.facts(), opts, source, lines)
+}
+
+/// The pipeline on verified MIR and its facts.
+fn compile_with_facts(
+    f: &Function,
+    facts: &KernelFacts,
+    opts: &AmdgcnOptions,
+    source: Option<&SourceFile>,
+    lines: &dyn Fn(Inst) -> Option<u32>,
+) -> Result<CompiledKernel, CompileError> {
     let target = opts.target;
     if Target::new(target.arch, target.wave).is_none() {
-        return Err(CompileError::new(target, format!("{} cannot run {:?}", target.arch, target.wave)));
-    }
-    if let Err(e) = qd_mir::verify::verify_function(f) {
-        return Err(CompileError::new(target, format!("the kernel does not verify:\n{}", e.render(f))));
+        return Err(CompileError::missing_capability(
+            target,
+            format!("{}-lane waves on {}", target.wave.lanes(), target.arch),
+            None,
+        ));
     }
     if let Some(w) = f.launch.subgroup_size.filter(|&w| w != target.wave.lanes()) {
-        return Err(CompileError::new(
+        return Err(CompileError::unsupported(
             target,
+            None,
+            None,
             format!(
                 "kernel @{} was built for subgroup({w}); this target's wave has {} lanes",
                 f.name,
@@ -244,22 +235,21 @@ pub fn compile_kernel_with_lines(
         ));
     }
     let block = f.launch.block;
-    let threads = block.iter().product::<u32>();
-    if threads == 0 || threads > 1024 || block.iter().any(|&b| b > 1024) {
-        return Err(CompileError::new(target, format!("block size {block:?} is not 1..=1024 work-items")));
-    }
+    let threads = facts.threads();
     // Hand-written shuffle trees become collectives (in place: Inst handles, and so source lines
-    // and per-op options, carry over).
+    // and per-op options, carry over); the raised kernel gets its own facts.
     let raised_fn;
-    let (f, raised) = match raise_trees(f, opts) {
+    let raised_facts;
+    let (f, facts, raised) = match raise_trees(f, opts) {
         Some((g, r)) => {
+            raised_facts = KernelFacts::analyze(&g);
             raised_fn = g;
-            (&raised_fn, r)
+            (&raised_fn, &raised_facts, r)
         }
-        None => (f, Vec::new()),
+        None => (f, facts, Vec::new()),
     };
     let kernarg = KernargLayout::new(f);
-    let mut cx = lower::Lower::new(f, opts, kernarg.clone(), lines);
+    let mut cx = lower::Lower::new(f, facts, opts, kernarg.clone(), lines);
     // LDS layout: shared arrays in declaration order, each aligned to its element size.
     let mut lds = 0u32;
     for (s, data) in f.shared.iter() {
@@ -282,10 +272,7 @@ pub fn compile_kernel_with_lines(
     }
     let lds = cx.lds_bytes;
     if lds > 65536 {
-        return Err(CompileError::new(
-            target,
-            format!("the kernel needs {lds} bytes of shared memory; {} has 65536 per workgroup", target.arch),
-        ));
+        return Err(CompileError::limit(target, "bytes of shared memory (LDS) per workgroup", u64::from(lds), 65536));
     }
     let order = std::mem::take(&mut cx.cf.order);
     let mut choices = std::mem::take(&mut cx.choices);
@@ -302,7 +289,7 @@ pub fn compile_kernel_with_lines(
     let uses_quad = vcode.uses_quad();
     let budget =
         regalloc::Budget::new(target, opts.max_vgprs.saturating_sub(if uses_quad { 4 } else { 0 }), opts.max_sgprs);
-    let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc).map_err(|m| CompileError::new(target, m))?;
+    let alloc = regalloc::allocate(&vcode, budget, opts.check_regalloc, target)?;
     let spill_abi = emit::SpillAbi {
         spill_ptr_offset: kernarg.spill_ptr_offset,
         grid_offset: kernarg.grid_offset,
@@ -310,11 +297,11 @@ pub fn compile_kernel_with_lines(
         workgroup_id_sgpr: abi::workgroup_id_sgpr(target),
         uses_quad,
     };
-    let mut em = emit::emit(&vcode, &alloc, target, &spill_abi).map_err(|m| CompileError::new(target, m))?;
+    let mut em = emit::emit(&vcode, &alloc, target, &spill_abi)?;
     let accesses = waitcnt::accesses(&em.insts, target);
     let waits = waitcnt::waits(&em, &accesses, target);
-    hazard::insert_nops(&mut em, &accesses, waits, target).map_err(|m| CompileError::new(target, m))?;
-    let (code, insts) = emit::encode(&mut em, target).map_err(|m| CompileError::new(target, m))?;
+    hazard::insert_nops(&mut em, &accesses, waits, target)?;
+    let (code, insts) = emit::encode(&mut em, target)?;
     let layout = em.layout;
     let resources = KernelResources {
         next_free_vgpr: layout.next_free_vgpr.max(1),
@@ -329,7 +316,7 @@ pub fn compile_kernel_with_lines(
         max_flat_workgroup_size: threads,
         f32_denormals: true,
     };
-    resources.check(target).map_err(|m| CompileError::new(target, m))?;
+    resources.check(target).map_err(|m| CompileError::internal(target, m))?;
     let line_table = source.map(|src| {
         let mut rows: Vec<dwarf::LineRow> = Vec::new();
         for (k, (off, _)) in insts.iter().enumerate() {
@@ -348,8 +335,7 @@ pub fn compile_kernel_with_lines(
         lines: line_table.filter(|t| !t.rows.is_empty()),
     };
     let code_object = code_object::write_code_object(&CodeObjectConfig::new(target), &[kc])
-        .map_err(|e| CompileError::new(target, format!("internal: {e}")))?;
-    let _ = ScalarType::Bool;
+        .map_err(|e| CompileError::internal(target, e.to_string()))?;
     Ok(CompiledKernel {
         name: f.name.clone(),
         target,

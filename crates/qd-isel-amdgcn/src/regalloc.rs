@@ -23,6 +23,7 @@ use regalloc2::{
 
 use crate::vcode::{MInst, Term, VCode, SGPR, VGPR, VGPR64};
 use qd_amdgcn_isa::{Family, Target};
+use qd_mir::CompileError;
 
 /// The abstract register number of each class's scratch register.
 pub(crate) const SCRATCH: usize = 63;
@@ -192,7 +193,12 @@ pub(crate) struct Allocated<'a> {
 /// Each class gets at least as many registers as the most operands of that class any single
 /// instruction names (a budget below what one instruction needs cannot be met by spilling), and
 /// a panic inside regalloc2 is turned into an error rather than unwinding through the caller.
-pub(crate) fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<Allocated<'_>, String> {
+pub(crate) fn allocate(
+    vcode: &VCode,
+    budget: Budget,
+    check: bool,
+    target: Target,
+) -> Result<Allocated<'_>, CompileError> {
     let func = RaFunc::new(vcode);
     let mut need = [0usize; 3];
     for m in vcode.blocks.iter().flat_map(|b| &b.insts) {
@@ -223,12 +229,14 @@ pub(crate) fn allocate(vcode: &VCode, budget: Budget, check: bool) -> Result<All
             }
             r
         })
-        .map_err(|_| "internal: regalloc2 panicked on this kernel".to_string())?;
-    let output = run.map_err(|e| format!("register allocation failed: {e:?}"))?;
+        .map_err(|_| CompileError::internal(target, "regalloc2 panicked on this kernel"))?;
+    let output = run.map_err(|e| CompileError::internal(target, format!("register allocation failed: {e:?}")))?;
     if check {
         let mut checker = regalloc2::checker::Checker::new(&func, &env);
         checker.prepare(&output);
-        checker.run().map_err(|e| format!("the regalloc2 checker rejected the allocation: {e:?}"))?;
+        checker.run().map_err(|e| {
+            CompileError::internal(target, format!("the regalloc2 checker rejected the allocation: {e:?}"))
+        })?;
     }
     Ok(Allocated { output, func })
 }

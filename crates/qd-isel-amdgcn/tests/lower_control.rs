@@ -14,7 +14,7 @@ fn flags(n: usize, seed: u64, every: u64) -> Buffer {
         ScalarType::Bool,
         (0..n).map(|i| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            u64::from((x >> 33) % every == 0 || i + 1 == n)
+            u64::from((x >> 33).is_multiple_of(every) || i + 1 == n)
         }),
     )
 }

@@ -69,14 +69,14 @@ fn values(ty: ScalarType, n: usize, seed: u64, tame: bool) -> Vec<u64> {
                     _ => x.rotate_left(13),
                 },
                 ScalarType::F32 => {
-                    if !tame && x % 4 == 0 {
+                    if !tame && x.is_multiple_of(4) {
                         u64::from(f32_wild[(x >> 5) as usize % f32_wild.len()])
                     } else {
                         u64::from(f32s[(x >> 9) as usize % f32s.len()].to_bits())
                     }
                 }
                 ScalarType::F64 => {
-                    if !tame && x % 4 == 0 {
+                    if !tame && x.is_multiple_of(4) {
                         f64_wild[(x >> 5) as usize % f64_wild.len()]
                     } else {
                         f64s[(x >> 9) as usize % f64s.len()].to_bits()
@@ -235,7 +235,7 @@ fn broadcast_every_type() {
         for u in [0u32, 3, 31, 39, 70] {
             let live = |t: qd_isel_amdgcn::Target, block: u32| {
                 let w = t.wave.lanes();
-                block % w == 0 || u % w < block % w
+                block.is_multiple_of(w) || u % w < block % w
             };
             let body = format!("  %l = const {u} : u32\n  %r = broadcast %x, %l : {ty}");
             check_op_where(&body, ty, ty, false, &|_| 0, u, &live);

@@ -173,14 +173,14 @@ fn values(ty: ScalarType, n: usize, d: u64) -> Vec<u64> {
                 // Random (floats: small finite values, and some NaNs).
                 _ => match ty {
                     ScalarType::F32 => {
-                        if x % 16 == 0 {
+                        if x.is_multiple_of(16) {
                             u64::from(f32_edge[(x >> 9) as usize % 4])
                         } else {
                             u64::from((((x >> 20) as i32 % 1000) as f32 / 8.0).to_bits())
                         }
                     }
                     ScalarType::F64 => {
-                        if x % 16 == 0 {
+                        if x.is_multiple_of(16) {
                             f64_edge[(x >> 9) as usize % 4]
                         } else {
                             (((x >> 20) as i64 % 100_000) as f64 / 16.0).to_bits()
@@ -202,7 +202,7 @@ fn heads(n: usize, d: u64) -> Vec<u64> {
     let mut r = Rng(d * 31 + 5);
     (0..n)
         .map(|i| match d % 6 {
-            0 => u64::from(r.next() % 5 == 0) * (i as u64 + 1),
+            0 => u64::from(r.next().is_multiple_of(5)) * (i as u64 + 1),
             1 => 0,
             2 => 1,
             3 => u64::from(i % 7 == 3 || i % 13 == 0),
@@ -218,7 +218,7 @@ fn active(n: usize, d: u64) -> Vec<u64> {
     (0..n)
         .map(|i| match d % 3 {
             0 => 1,
-            1 => u64::from(r.next() % 4 != 0),
+            1 => u64::from(!r.next().is_multiple_of(4)),
             _ => u64::from(i % 5 != 2),
         })
         .collect()
@@ -237,7 +237,7 @@ fn prove(t: Target, ty: ScalarType, block: u32, divergent: bool) -> (usize, usiz
         let names: Vec<&str> = c.candidates.iter().map(|c| c.name.as_str()).collect();
         assert!(names.contains(&"bpermute ladder"), "{t} {}: {names:?}", c.op);
         // Frameless exactly when EXEC is known to be every lane; the listings say which.
-        let framed = divergent || block % w != 0;
+        let framed = divergent || !block.is_multiple_of(w);
         assert_eq!(c.note.contains("whole-wave frame"), framed, "{t} {}: {}", c.op, c.note);
         assert_eq!(c.note.contains("frameless"), !framed, "{t} {}: {}", c.op, c.note);
         for cand in &c.candidates {

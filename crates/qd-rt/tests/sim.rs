@@ -311,7 +311,7 @@ fn common_kernels_match_or_fail_to_compile_naming_the_op() {
                     assert_eq!(e.kind, RtErrorKind::Compile, "{spec}: {e}");
                     assert_eq!(e.to_string(), format!("kernel @{k}: {ce}"));
                     assert!(e.to_string().contains(&format!("cannot compile for {target}")), "{e}");
-                    if let (Some(op), Some(ty)) = (&ce.op, &ce.ty) {
+                    if let qd_mir::CompileError::Unsupported { op: Some(op), ty: Some(ty), .. } = &ce {
                         assert!(e.to_string().contains(&format!("`{op}` on {ty}")), "{e}");
                     }
                     refused += 1;

@@ -20,20 +20,17 @@
 //! target, pointing at the `.qdm` line of the instruction that was being lowered (or at the
 //! kernel's header for errors about the kernel as a whole).
 
-use std::cell::Cell;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 
 use qd_isel_amdgcn::{
-    compile_kernel_with_lines, AmdgcnOptions, CompileError, CompiledKernel, ShuffleLowering, SourceFile, Target,
-    WaveSize,
+    compile_kernel_with_lines, AmdgcnOptions, CompiledKernel, ShuffleLowering, SourceFile, Target, WaveSize,
 };
-use qd_mir::{AnyEntity, Function, Inst, SourceMap};
+use qd_mir::{AnyEntity, Function, Inst};
 use qdc::explain::{kernel_report, Header, KernelReport};
 
 use crate::asm::parse_target;
-use crate::verify;
+use crate::diagnostic::Source;
 
 /// What `--emit` asks for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,114 +127,27 @@ fn header(k: &CompiledKernel) -> String {
     )
 }
 
-/// Renders a compile error, pointing at the `.qdm` line of `inst` (the instruction being lowered
-/// when it names the op the error blames) or at the kernel's header line.
-fn render_error(
-    e: &CompileError,
-    f: &Function,
-    inst: Option<Inst>,
-    line: Option<u32>,
-    src: &str,
-    path: &str,
-) -> String {
-    let mut out = format!("error: kernel @{}: {e}\n", f.name);
-    let Some(line) = line else { return out };
-    let Some(text) = src.lines().nth(line as usize - 1) else { return out };
-    // Under the op's name when it is on the line, else under the line's first token.
-    let op_at = inst.and(e.op.as_deref()).and_then(|op| {
-        let after_eq = text.find('=').map_or(0, |p| p + 1);
-        text[after_eq..].find(op).map(|p| (after_eq + p, op.len()))
-    });
-    let (col, len) = op_at.unwrap_or_else(|| {
-        let start = text.len() - text.trim_start().len();
-        (start, text[start..].split_whitespace().next().map_or(1, str::len))
-    });
-    let num = line.to_string();
-    let pad = " ".repeat(num.len());
-    let indent: String = text[..col].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-    let _ = write!(
-        out,
-        "{pad}--> {path}:{line}:{}\n{pad} |\n{num} | {text}\n{pad} | {indent}{}\n",
-        col + 1,
-        "^".repeat(len.max(1))
-    );
-    out
-}
-
 /// Compiles kernel number `index` of the file with `opts` (target, forced shuffle lowering); the
-/// error is rendered with its `.qdm` line.
+/// error is rendered at the `.qdm` line and column of the instruction it blames.
 pub(crate) fn compile_one(
     f: &Function,
     index: usize,
-    map: &SourceMap,
+    source: &Source,
     opts: &AmdgcnOptions,
-    src: &str,
     path: &str,
 ) -> Result<CompiledKernel, String> {
-    let last = Cell::new(None);
-    let lines = |i: Inst| {
-        last.set(Some(i));
-        map.line_of(index, AnyEntity::Inst(i))
-    };
+    let lines = |i: Inst| source.map.line_of(index, AnyEntity::Inst(i));
     // The code object's DWARF line table names the file as given, relative to the current
     // directory.
     let comp_dir = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
-    let source = SourceFile { comp_dir, file: path.to_string() };
-    compile_kernel_with_lines(f, opts, Some(&source), &lines).map_err(|e| {
-        // The lowering asks for each instruction's line just before lowering it, so the last one
-        // asked for is the one that failed — when the error names its op.
-        let inst = last.get().filter(|&i| e.op.as_deref() == Some(f.insts[i].opcode.name()));
-        let line = match inst {
-            Some(i) => map.line_of(index, AnyEntity::Inst(i)),
-            None => map.kernel_line(index),
-        };
-        render_error(&e, f, inst, line, src, path)
-    })
-}
-
-/// A `.qdm` file read, parsed with its source map and verified.
-pub(crate) struct Loaded {
-    pub src: String,
-    pub module: qd_mir::Module,
-    pub map: SourceMap,
-}
-
-impl Loaded {
-    /// Reads, parses and verifies `path`; errors come back rendered.
-    pub(crate) fn read(path: &str) -> Result<Loaded, String> {
-        let src = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
-        let (module, map) = qd_mir::parse_module_with_map(&src).map_err(|e| e.render(&src, path))?;
-        verify(path, &src, &map, &module)?;
-        Ok(Loaded { src, module, map })
-    }
-
-    /// The kernel named `kernel` (with its index in the file), or every kernel; an error when
-    /// there is none.
-    pub(crate) fn kernels(&self, kernel: Option<&str>, path: &str) -> Result<Vec<(usize, &Function)>, String> {
-        let kernels: Vec<(usize, &Function)> = match kernel {
-            Some(k) => {
-                let i = self
-                    .module
-                    .kernels
-                    .iter()
-                    .position(|f| f.name == k)
-                    .ok_or_else(|| format!("error: no kernel @{k} in {path}"))?;
-                vec![(i, &self.module.kernels[i])]
-            }
-            None => self.module.kernels.iter().enumerate().collect(),
-        };
-        if kernels.is_empty() {
-            return Err(format!("error: {path} has no kernel"));
-        }
-        Ok(kernels)
-    }
+    let file = SourceFile { comp_dir, file: path.to_string() };
+    compile_kernel_with_lines(f, opts, Some(&file), &lines).map_err(|e| source.render(&e, f, index, path))
 }
 
 /// Runs `qdc compile` for an AMDGCN target.
 pub fn compile(args: &[String]) -> Result<(), String> {
     let o = parse_options(args)?;
-    let loaded = Loaded::read(&o.file)?;
-    let (src, map) = (&loaded.src, &loaded.map);
+    let loaded = Source::read(&o.file)?;
     let kernels = loaded.kernels(o.kernel.as_deref(), &o.file)?;
     if o.emit == Emit::Obj && kernels.len() > 1 {
         return Err(format!(
@@ -250,7 +160,7 @@ pub fn compile(args: &[String]) -> Result<(), String> {
     let opts = AmdgcnOptions { keep_vcode: true, shuffle_lowering: o.shuffle_lowering, ..AmdgcnOptions::new(o.target) };
     let mut text = String::new();
     for (n, &(index, f)) in kernels.iter().enumerate() {
-        let k = compile_one(f, index, map, &opts, src, &o.file)?;
+        let k = compile_one(f, index, &loaded, &opts, &o.file)?;
         match o.emit {
             Emit::Obj => {
                 let out = o
@@ -340,12 +250,12 @@ fn parse_explain_options(args: &[String]) -> Result<ExplainOptions, String> {
 /// the shuffle selector's choices ([`qdc::explain`]).
 pub fn explain(args: &[String]) -> Result<(), String> {
     let o = parse_explain_options(args)?;
-    let loaded = Loaded::read(&o.file)?;
+    let loaded = Source::read(&o.file)?;
     let kernels = loaded.kernels(o.kernel.as_deref(), &o.file)?;
     let opts = AmdgcnOptions { shuffle_lowering: o.shuffle_lowering, ..AmdgcnOptions::new(o.target) };
     let mut compiled = Vec::with_capacity(kernels.len());
     for &(index, f) in &kernels {
-        compiled.push((index, compile_one(f, index, &loaded.map, &opts, &loaded.src, &o.file)?));
+        compiled.push((index, compile_one(f, index, &loaded, &opts, &o.file)?));
     }
     let reports: Vec<KernelReport<'_>> = compiled
         .iter()
@@ -363,48 +273,6 @@ pub fn explain(args: &[String]) -> Result<(), String> {
 mod tests {
     use super::*;
     use qd_isel_amdgcn::Arch;
-
-    const SRC: &str = "kernel @k(%a: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
-  %0 = thread_id x : u32
-  %1 = const 7 : u32
-  %2 = rem %0, %1 : u32
-  return
-}
-";
-
-    #[test]
-    fn errors_point_at_the_op_on_its_line_or_at_the_kernel() {
-        let (m, map) = qd_mir::parse_module_with_map(SRC).expect("parses");
-        let f = &m.kernels[0];
-        let rem = f.regions[f.body].insts[2];
-        let t = Target::wave64(Arch::Gfx942);
-        let e = CompileError::op(t, "rem", Some("u32".into()), "an example message");
-        let line = map.line_of(0, AnyEntity::Inst(rem));
-        assert_eq!(line, Some(4));
-        assert_eq!(
-            render_error(&e, f, Some(rem), line, SRC, "k.qdm"),
-            "error: kernel @k: cannot compile for gfx942: `rem` on u32: an example message
- --> k.qdm:4:8
-  |
-4 |   %2 = rem %0, %1 : u32
-  |        ^^^
-"
-        );
-        let e = CompileError::new(t, "too big");
-        assert_eq!(
-            render_error(&e, f, None, map.kernel_line(0), SRC, "k.qdm"),
-            "error: kernel @k: cannot compile for gfx942: too big
- --> k.qdm:1:1
-  |
-1 | kernel @k(%a: ptr<global, u32>) block(64, 1, 1) grid(1, 1, 1) {
-  | ^^^^^^
-"
-        );
-        assert_eq!(
-            render_error(&e, f, None, None, SRC, "k.qdm"),
-            "error: kernel @k: cannot compile for gfx942: too big\n"
-        );
-    }
 
     #[test]
     fn wave32_only_with_gfx1100() {

@@ -29,8 +29,8 @@ use regalloc2::VReg;
 
 use super::{convert, divide, Lower, Val};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::{Mods, Op, Operand};
+use qd_mir::CompileError;
 
 // ----- operand helpers (shared with `convert` and `divide`) -----------------------------------
 
@@ -49,7 +49,7 @@ pub(crate) fn wide(t: ScalarType) -> bool {
 }
 
 fn width_err(cx: &Lower<'_>, i: Inst) -> CompileError {
-    cx.unsupported(i, "an operand of an unexpected register width")
+    cx.internal(i, "an operand of an unexpected register width")
 }
 
 /// A 32-bit value in a VGPR.
@@ -195,7 +195,7 @@ fn vop3_srcs(cx: &mut Lower<'_>, i: Inst, vals: &[Val]) -> Result<Vec<A>, Compil
 /// `const`: the bits in a fresh register of the value's class.
 pub(crate) fn constant(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let v = cx.f.inst_results(i)[0];
-    let bits = cx.const_bits(v).ok_or_else(|| cx.unsupported(i, "a constant without bits"))?;
+    let bits = cx.const_bits(v).ok_or_else(|| cx.internal(i, "a constant without bits"))?;
     let d = cx.def(v);
     let mut m = MInst::new();
     match d {
@@ -221,8 +221,7 @@ pub(crate) fn constant(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> 
 // ----- binary --------------------------------------------------------------------------------
 
 /// The binary ops (`add sub mul div rem min max and or xor shl shr`).
-pub(crate) fn binary(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let op = cx.f.insts[i].opcode.as_binop().ok_or_else(|| cx.unsupported(i, "not a binary op"))?;
+pub(crate) fn binary(cx: &mut Lower<'_>, i: Inst, op: BinOp) -> Result<(), CompileError> {
     let [a, b] = [cx.f.args(i)[0], cx.f.args(i)[1]];
     let ty = sty(cx, a);
     let v = cx.f.inst_results(i)[0];
@@ -241,7 +240,7 @@ pub(crate) fn binary(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             | BinOp::Min
             | BinOp::Max
             | BinOp::Shl
-            | BinOp::Shr => Err(cx.unsupported(i, "not defined on bool")),
+            | BinOp::Shr => Err(cx.internal(i, "not defined on bool")),
         },
         S::I32 | S::U32 => int32_binary(cx, i, op, ty, d, va, vb),
         S::I64 | S::U64 => int64_binary(cx, i, op, ty, d, va, vb),
@@ -329,7 +328,7 @@ fn int32_binary(
             }
             cx.emit(m);
         }
-        BinOp::Div | BinOp::Rem => return Err(cx.unsupported(i, "division reached the plain path")),
+        BinOp::Div | BinOp::Rem => return Err(cx.internal(i, "division reached the plain path")),
     }
     finish(cx, d, rv);
     Ok(())
@@ -415,7 +414,7 @@ fn int64_binary(
                     m.step(cx.mi(Op::SCselectB32, &[]), &[A::D(rh), A::U(rh), k(0)]);
                 }
             }
-            BinOp::Div | BinOp::Rem => return Err(cx.unsupported(i, "division reached the plain path")),
+            BinOp::Div | BinOp::Rem => return Err(cx.internal(i, "division reached the plain path")),
         }
         cx.emit(m);
         return Ok(());
@@ -471,7 +470,7 @@ fn int64_binary(
                 cndmask(cx, &mut m, A::DH(r), k(0), A::UH(r));
             }
         }
-        BinOp::Div | BinOp::Rem => return Err(cx.unsupported(i, "division reached the plain path")),
+        BinOp::Div | BinOp::Rem => return Err(cx.internal(i, "division reached the plain path")),
     }
     cx.emit(m);
     finish(cx, d, rv);
@@ -493,7 +492,7 @@ fn float_binary(
         BinOp::Div => return divide::fdiv(cx, i, ty, d, va, vb),
         BinOp::Rem => return divide::frem(cx, i, ty, d, va, vb),
         BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
-            return Err(cx.unsupported(i, "not defined on floats"))
+            return Err(cx.internal(i, "not defined on floats"))
         }
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max => {}
     }
@@ -507,7 +506,10 @@ fn float_binary(
             BinOp::Add => cx.emit1(Op::VAddF32, &[A::D(r), x, A::U(y)]),
             BinOp::Sub => cx.emit1(Op::VSubF32, &[A::D(r), x, A::U(y)]),
             BinOp::Mul => cx.emit1(Op::VMulF32, &[A::D(r), x, A::U(y)]),
-            _ => {
+            BinOp::Div | BinOp::Rem | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
+                return Err(cx.internal(i, "not a plain float operation"))
+            }
+            BinOp::Min | BinOp::Max => {
                 let xv = v32(cx, i, va)?;
                 let o = if op == BinOp::Min { Op::VMinF32 } else { Op::VMaxF32 };
                 let t = cx.new_v();
@@ -541,7 +543,10 @@ fn float_binary(
                 cndmask(cx, &mut m, A::DH(r), A::U(u), A::UH(r));
                 cx.emit(m);
             }
-            _ => {
+            BinOp::Div | BinOp::Rem | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
+                return Err(cx.internal(i, "not a plain float operation"))
+            }
+            BinOp::Min | BinOp::Max => {
                 let (x, y) = (v64(cx, i, va)?, v64(cx, i, vb)?);
                 let o = if op == BinOp::Min { Op::VMinF64 } else { Op::VMaxF64 };
                 let t = cx.new_w();
@@ -563,8 +568,7 @@ fn float_binary(
 // ----- unary ---------------------------------------------------------------------------------
 
 /// The unary ops (`neg abs not sqrt clz popcount bitrev`).
-pub(crate) fn unary(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let op = cx.f.insts[i].opcode.as_unop().ok_or_else(|| cx.unsupported(i, "not a unary op"))?;
+pub(crate) fn unary(cx: &mut Lower<'_>, i: Inst, op: UnOp) -> Result<(), CompileError> {
     let a = cx.f.args(i)[0];
     let ty = sty(cx, a);
     let v = cx.f.inst_results(i)[0];
@@ -586,7 +590,7 @@ pub(crate) fn unary(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             finish(cx, d, rv);
             Ok(())
         }
-        (S::Bool, _) => Err(cx.unsupported(i, "not defined on bool")),
+        (S::Bool, _) => Err(cx.internal(i, "not defined on bool")),
         (S::F32 | S::F64, UnOp::Sqrt) => divide::fsqrt(cx, i, ty, d, va),
         (S::F32 | S::F64, UnOp::Neg | UnOp::Abs) => {
             // Sign-bit operations on the (high) word.
@@ -605,9 +609,9 @@ pub(crate) fn unary(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             Ok(())
         }
         (S::F32 | S::F64, UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev) => {
-            Err(cx.unsupported(i, "not defined on floats"))
+            Err(cx.internal(i, "not defined on floats"))
         }
-        (S::I32 | S::U32 | S::I64 | S::U64, UnOp::Sqrt) => Err(cx.unsupported(i, "not defined on integers")),
+        (S::I32 | S::U32 | S::I64 | S::U64, UnOp::Sqrt) => Err(cx.internal(i, "not defined on integers")),
         (S::I32 | S::U32, _) => int32_unary(cx, i, op, ty, d, va),
         (S::I64 | S::U64, _) => int64_unary(cx, i, op, ty, d, va),
     }
@@ -642,7 +646,7 @@ fn int32_unary(cx: &mut Lower<'_>, i: Inst, op: UnOp, ty: ScalarType, d: Val, va
             UnOp::Bitrev => {
                 m.step(cx.mi(Op::SBrevB32, &[]), &[A::D(r), A::U(x)]);
             }
-            UnOp::Sqrt => return Err(cx.unsupported(i, "not defined on integers")),
+            UnOp::Sqrt => return Err(cx.internal(i, "not defined on integers")),
         }
         cx.emit(m);
         return Ok(());
@@ -676,7 +680,7 @@ fn int32_unary(cx: &mut Lower<'_>, i: Inst, op: UnOp, ty: ScalarType, d: Val, va
         UnOp::Bitrev => {
             m.step(cx.mi(Op::VBfrevB32, &[]), &[A::D(r), A::U(x)]);
         }
-        UnOp::Sqrt => return Err(cx.unsupported(i, "not defined on integers")),
+        UnOp::Sqrt => return Err(cx.internal(i, "not defined on integers")),
     }
     cx.emit(m);
     finish(cx, d, rv);
@@ -723,7 +727,7 @@ fn int64_unary(cx: &mut Lower<'_>, i: Inst, op: UnOp, ty: ScalarType, d: Val, va
                 m.step(cx.mi(Op::SBrevB32, &[]), &[A::D(rl), A::U(x.1)]);
                 m.step(cx.mi(Op::SBrevB32, &[]), &[A::D(rh), A::U(x.0)]);
             }
-            UnOp::Sqrt => return Err(cx.unsupported(i, "not defined on integers")),
+            UnOp::Sqrt => return Err(cx.internal(i, "not defined on integers")),
         }
         cx.emit(m);
         return Ok(());
@@ -773,7 +777,7 @@ fn int64_unary(cx: &mut Lower<'_>, i: Inst, op: UnOp, ty: ScalarType, d: Val, va
             m.step(cx.mi(Op::VBfrevB32, &[]), &[A::DL(r), A::UH(x)]);
             m.step(cx.mi(Op::VBfrevB32, &[]), &[A::DH(r), A::UL(x)]);
         }
-        UnOp::Sqrt => return Err(cx.unsupported(i, "not defined on integers")),
+        UnOp::Sqrt => return Err(cx.internal(i, "not defined on integers")),
     }
     cx.emit(m);
     finish(cx, d, rv);
@@ -792,7 +796,7 @@ pub(crate) fn fma(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let o = match ty {
         ScalarType::F32 => Op::VFmaF32,
         ScalarType::F64 => Op::VFmaF64,
-        _ => return Err(cx.unsupported(i, "fma is defined on floats only")),
+        _ => return Err(cx.internal(i, "fma is defined on floats only")),
     };
     let rv = vtarget(cx, d);
     let r = match rv {
@@ -916,7 +920,7 @@ fn scmp_op(cond: CmpCond, signed: bool) -> Op {
 
 /// `cmp cond a, b` → bool (0/1).
 pub(crate) fn cmp(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let Imm::Cond(cond) = cx.f.insts[i].imm else { return Err(cx.unsupported(i, "cmp without a condition")) };
+    let Imm::Cond(cond) = cx.f.insts[i].imm else { return Err(cx.internal(i, "cmp without a condition")) };
     let [a, b] = [cx.f.args(i)[0], cx.f.args(i)[1]];
     let ty = sty(cx, a);
     let v = cx.f.inst_results(i)[0];
@@ -994,7 +998,7 @@ pub(crate) fn bitcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         return Ok(());
     }
     if wide(sty(cx, a)) != wide(sty(cx, v)) {
-        return Err(cx.unsupported(i, "bitcast between different widths"));
+        return Err(cx.internal(i, "bitcast between different widths"));
     }
     let d = cx.def(v);
     cx.copy_into(d, va);

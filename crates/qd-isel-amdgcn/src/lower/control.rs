@@ -25,13 +25,13 @@
 //! their next `continue` rather than spin with no lanes).
 
 use qd_mir::types::Type;
-use qd_mir::{Inst, Opcode, Region};
+use qd_mir::{Inst, OpClass, Opcode, Region, Terminator};
 use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, VReg};
 
 use super::{Cls, Lower, Val};
 use crate::vcode::{MInst, Term, VBlock, A, SGPR, VGPR, VGPR64};
-use crate::CompileError;
 use qd_amdgcn_isa::{Op, Operand};
+use qd_mir::CompileError;
 
 /// A lane mask in SGPRs: one in wave32, a pair in wave64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,12 +329,12 @@ fn region_yield(cx: &mut Lower<'_>, r: Region) -> Result<Option<Vec<Val>>, Compi
 pub(crate) fn if_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let c = cx.f.args(i)[0];
     let Some(then_r) = cx.f.insts[i].regions[0].expand() else {
-        return Err(cx.unsupported(i, "an if without a then region"));
+        return Err(cx.internal(i, "an if without a then region"));
     };
     // No else region: an empty arm (the verifier allows it only for an `if` without results).
     let else_r = cx.f.insts[i].regions[1].expand();
     let results: Vec<qd_mir::Value> = cx.f.inst_results(i).to_vec();
-    if cx.uni.is_uniform(c) {
+    if cx.facts.uniformity().is_uniform(c) {
         uniform_if(cx, i, c, then_r, else_r, &results)
     } else {
         divergent_if(cx, c, then_r, else_r, &results)
@@ -513,11 +513,24 @@ fn divergent_if(
 fn region_has_exit(cx: &Lower<'_>, r: Region) -> bool {
     cx.f.regions[r].insts.iter().any(|&i| {
         let d = &cx.f.insts[i];
-        match d.opcode {
-            Opcode::Break | Opcode::Continue | Opcode::Return => true,
-            Opcode::If => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_exit(cx, r)),
-            Opcode::Loop => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_return(cx, r)),
-            _ => false,
+        match d.opcode.class() {
+            OpClass::Terminator(Terminator::Break | Terminator::Continue | Terminator::Return) => true,
+            OpClass::If => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_exit(cx, r)),
+            OpClass::Loop => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_return(cx, r)),
+            OpClass::Terminator(Terminator::Yield)
+            | OpClass::Const
+            | OpClass::Binary(_)
+            | OpClass::Unary(_)
+            | OpClass::Fma
+            | OpClass::Select
+            | OpClass::Cmp
+            | OpClass::Cast
+            | OpClass::Bitcast
+            | OpClass::Memory(_)
+            | OpClass::Index(_)
+            | OpClass::Exchange(_)
+            | OpClass::Collective(_)
+            | OpClass::Sync(_) => false,
         }
     })
 }
@@ -533,11 +546,11 @@ fn region_has_return(cx: &Lower<'_>, r: Region) -> bool {
 
 /// `loop`.
 pub(crate) fn loop_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let Some(body) = cx.f.insts[i].regions[0].expand() else { return Err(cx.unsupported(i, "a loop without a body")) };
+    let Some(body) = cx.f.insts[i].regions[0].expand() else { return Err(cx.internal(i, "a loop without a body")) };
     let inits: Vec<Val> = cx.f.args(i).iter().map(|&v| cx.val(v)).collect();
     let params: Vec<qd_mir::Value> = cx.f.region_params(body).to_vec();
     let results: Vec<qd_mir::Value> = cx.f.inst_results(i).to_vec();
-    if cx.uni.has_divergent_exit(i) {
+    if cx.facts.uniformity().has_divergent_exit(i) {
         divergent_loop(cx, body, &inits, &params, &results)
     } else {
         uniform_loop(cx, body, &inits, &params, &results)
@@ -571,7 +584,7 @@ fn uniform_loop(
     cx.cf.depth -= 1;
     let Some(LoopFrame::Uniform { exit_used, .. }) = cx.cf.loops.pop() else { unreachable!("frame pushed above") };
     if !cx.cf.dead {
-        return Err(CompileError::new(cx.target, "internal: a loop body did not end in a terminator"));
+        return Err(qd_mir::CompileError::internal(cx.target, "a loop body did not end in a terminator"));
     }
     switch_to(cx, exit);
     if !exit_used {
@@ -700,7 +713,7 @@ pub(crate) fn break_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
                 cur.brk = brk;
             }
         }
-        None => return Err(cx.unsupported(i, "break outside a loop")),
+        None => return Err(cx.internal(i, "break outside a loop")),
     }
     Ok(())
 }
@@ -731,7 +744,7 @@ pub(crate) fn continue_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
                 cur.cont = cont;
             }
         }
-        None => return Err(cx.unsupported(i, "continue outside a loop")),
+        None => return Err(cx.internal(i, "continue outside a loop")),
     }
     Ok(())
 }

@@ -24,8 +24,8 @@ use regalloc2::VReg;
 use super::arith::{cndmask, finish, k, reg32, reg64, s32, s64, sconst64, sty, v32, v64, vcc, vtarget};
 use super::{Cls, Lower, Val};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::Op;
+use qd_mir::CompileError;
 
 /// `cast`.
 pub(crate) fn cast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
@@ -62,7 +62,7 @@ pub(crate) fn cast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
                     cx.emit1(Op::VMovB32, &[A::D(r), A::UL(w)]);
                     Val::V(r)
                 }
-                _ => return Err(cx.unsupported(i, "a 64-bit value in a 32-bit register")),
+                _ => return Err(cx.internal(i, "a 64-bit value in a 32-bit register")),
             };
             cx.copy_into(d, lo);
             Ok(())
@@ -71,7 +71,7 @@ pub(crate) fn cast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             let signed = from == S::I32;
             let x = match va {
                 Val::S(r) | Val::V(r) => r,
-                _ => return Err(cx.unsupported(i, "a 64-bit value in a 32-bit register")),
+                _ => return Err(cx.internal(i, "a 64-bit value in a 32-bit register")),
             };
             let rv = vtarget(cx, d);
             let o = match (to, signed) {
@@ -175,7 +175,7 @@ pub(crate) fn cast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
             Ok(())
         }
         (S::Bool | S::I32 | S::U32 | S::I64 | S::U64 | S::F32 | S::F64, _) => {
-            Err(cx.unsupported(i, format!("no conversion from {from} to {to}")))
+            Err(cx.internal(i, format!("no conversion from {from} to {to}")))
         }
     }
 }
@@ -234,7 +234,7 @@ fn extend(cx: &mut Lower<'_>, i: Inst, signed: bool, d: Val, va: Val) -> Result<
                 m.step(cx.mi(Op::VMovB32, &[]), &[A::DH(w), k(0)]);
             }
         }
-        _ => return Err(cx.unsupported(i, "a 64-bit value in a 32-bit register")),
+        _ => return Err(cx.internal(i, "a 64-bit value in a 32-bit register")),
     }
     cx.emit(m);
     Ok(())

@@ -28,8 +28,8 @@ use regalloc2::VReg;
 use super::arith::{cndmask, finish, k, reg32, reg64, v32, v64, vcc, vtarget};
 use super::{Lower, Val};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::Op;
+use qd_mir::CompileError;
 
 /// Emits `(q, r) = (n / d, n % d)` for u32 values in VGPRs (any `d`; `d = 0` gives garbage that
 /// the caller replaces).

@@ -33,8 +33,8 @@ use super::arith::{cndmask, finish, k, reg32, reg64, v32, v64, vcc, vtarget};
 use super::{Lower, Val};
 use crate::seq::{self, Builder, Reg, Sink, Slot};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::{InlineFloat, Inst as MI, Mods, Op, Operand};
+use qd_mir::CompileError;
 
 /// Bits of quotient each `fmod` reduction step removes (see the module doc: the estimate's error
 /// is at most 2^(K+1)·2^−50 + 2^(K−52) < ½).
@@ -99,7 +99,7 @@ pub(crate) fn fdiv(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val,
             let tmp = [cx.new_w(), cx.new_w(), cx.new_w(), cx.new_w()];
             emit_seq(cx, &tmp, |s| seq::div_f64_body(s, dst, a, b, tmp));
         }
-        _ => return Err(cx.unsupported(i, "float division on a non-float type")),
+        _ => return Err(cx.internal(i, "float division on a non-float type")),
     }
     finish(cx, d, rv);
     Ok(())
@@ -122,7 +122,7 @@ pub(crate) fn fsqrt(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val
             let dst = reg64(cx, i, rv)?;
             emit_seq(cx, &temps, |s| seq::sqrt_f64_body(s, dst, x, tmp, kr));
         }
-        _ => return Err(cx.unsupported(i, "square root on a non-float type")),
+        _ => return Err(cx.internal(i, "square root on a non-float type")),
     }
     finish(cx, d, rv);
     Ok(())
@@ -146,7 +146,7 @@ pub(crate) fn frem(cx: &mut Lower<'_>, i: Inst, ty: ScalarType, d: Val, va: Val,
     let f64_ = match ty {
         ScalarType::F32 => false,
         ScalarType::F64 => true,
-        _ => return Err(cx.unsupported(i, "float remainder on a non-float type")),
+        _ => return Err(cx.internal(i, "float remainder on a non-float type")),
     };
     let rv = vtarget(cx, d);
     // x and y in VGPRs; X = |x| and Y = |y| as f64.

@@ -24,16 +24,16 @@ mod simt_coll;
 mod simt_combine;
 
 use cranelift_entity::SecondaryMap;
-use qd_mir::analysis::uniformity::Uniformity;
 use qd_mir::types::{AddrSpace, ScalarType, Type};
-use qd_mir::{Function, Imm, Inst, Opcode, Region, Value};
+use qd_mir::{Function, Imm, Inst, KernelFacts, Opcode, Region, Terminator, Value};
 use regalloc2::VReg;
 
 use crate::abi::KernargLayout;
 use crate::vcode::{MInst, Term, VBlock, VCode, A, SGPR, VGPR, VGPR64};
-use crate::{AmdgcnOptions, CompileError};
+use crate::AmdgcnOptions;
 use qd_amdgcn_isa::{Inst as MI, Op, Operand};
 use qd_amdgcn_isa::{Target, WaveSize};
+use qd_mir::CompileError;
 
 /// The launch dimensions in register order.
 const DIMS: [qd_mir::ops::Dim; 3] = [qd_mir::ops::Dim::X, qd_mir::ops::Dim::Y, qd_mir::ops::Dim::Z];
@@ -104,12 +104,12 @@ impl EntryNeeds {
 }
 
 /// The lowering context: one kernel being selected.
-#[allow(dead_code)]
 pub(crate) struct Lower<'a> {
     pub f: &'a Function,
+    /// The verifier's facts about `f` (uniformity, threads per block).
+    pub facts: &'a KernelFacts,
     pub target: Target,
     pub opts: &'a AmdgcnOptions,
-    pub uni: Uniformity,
     pub vcode: VCode,
     /// The block instructions are appended to.
     pub cur: VBlock,
@@ -134,10 +134,10 @@ pub(crate) struct Lower<'a> {
     pub choices: Vec<crate::select::Choice>,
 }
 
-#[allow(dead_code)] // helpers the lowering modules share; not every one is used by every module yet
 impl<'a> Lower<'a> {
     pub(crate) fn new(
         f: &'a Function,
+        facts: &'a KernelFacts,
         opts: &'a AmdgcnOptions,
         kernarg: KernargLayout,
         lines: &'a dyn Fn(Inst) -> Option<u32>,
@@ -151,9 +151,9 @@ impl<'a> Lower<'a> {
         };
         Lower {
             f,
+            facts,
             target: opts.target,
             opts,
-            uni: Uniformity::new(f),
             vcode,
             cur: entry_block,
             vals: SecondaryMap::new(),
@@ -187,21 +187,23 @@ impl<'a> Lower<'a> {
     /// of the wave (so no wave starts partial) and the current block is not divergent (no lane
     /// has left through a divergent branch, loop exit or return).
     pub(crate) fn exec_full(&self) -> bool {
-        let threads: u32 = self.f.launch.block.iter().product();
-        threads % self.target.wave.lanes() == 0 && !self.vcode.blocks[self.cur.index()].divergent
+        self.facts.whole_subgroups(self.target.wave.lanes()) && !self.vcode.blocks[self.cur.index()].divergent
     }
 
     // ----- errors -------------------------------------------------------------------------
 
-    /// "`op` on `ty` has no lowering for `target`: why".
+    /// "`op` on `ty` has no lowering for `target`: why" — a real gap of the target or of the
+    /// options (a forced lowering family that has no sequence for the op).
     pub(crate) fn unsupported(&self, inst: Inst, why: impl Into<String>) -> CompileError {
         let op = self.f.insts[inst].opcode;
-        let ty = self
-            .f
-            .first_result(inst)
-            .or_else(|| self.f.args(inst).first().copied())
-            .map(|v| self.f.value_type(v).to_string());
-        CompileError::op(self.target, op.name(), ty, why)
+        let ty = self.f.first_result(inst).or_else(|| self.f.args(inst).first().copied()).map(|v| self.f.value_type(v));
+        CompileError::unsupported(self.target, Some(op), ty, why).at(inst)
+    }
+
+    /// A lowering invariant failed on verified MIR: a back-end defect, never the user's error.
+    pub(crate) fn internal(&self, inst: Inst, why: impl Into<String>) -> CompileError {
+        let op = self.f.insts[inst].opcode;
+        CompileError::internal(self.target, format!("`{op}`: {}", why.into())).at(inst)
     }
 
     // ----- values -------------------------------------------------------------------------
@@ -211,7 +213,7 @@ impl<'a> Lower<'a> {
         let ty = self.f.value_type(v);
         let float = matches!(ty, Type::Scalar(ScalarType::F32 | ScalarType::F64));
         let param = self.f.params.iter().any(|p| p.value == v);
-        if !float && (param || self.uni.is_uniform(v)) {
+        if !float && (param || self.facts.uniformity().is_uniform(v)) {
             Cls::Scalar
         } else {
             Cls::Vector
@@ -421,56 +423,53 @@ impl<'a> Lower<'a> {
     /// Lowers one instruction (the exhaustive dispatch over opcodes).
     pub(crate) fn lower_inst(&mut self, i: Inst) -> Result<(), CompileError> {
         self.line = (self.lines)(i).unwrap_or(0);
-        use Opcode as O;
-        let op = self.f.insts[i].opcode;
-        match op {
-            O::Const => arith::constant(self, i),
-            O::Add
-            | O::Sub
-            | O::Mul
-            | O::Div
-            | O::Rem
-            | O::Min
-            | O::Max
-            | O::And
-            | O::Or
-            | O::Xor
-            | O::Shl
-            | O::Shr => arith::binary(self, i),
-            O::Neg | O::Abs | O::Not | O::Sqrt | O::Clz | O::Popcount | O::Bitrev => arith::unary(self, i),
-            O::Fma => arith::fma(self, i),
-            O::Select => arith::select(self, i),
-            O::Cmp => arith::cmp(self, i),
-            O::Cast => arith::cast(self, i),
-            O::Bitcast => arith::bitcast(self, i),
-            O::SharedAddr => memory::shared_addr(self, i),
-            O::PtrOffset => memory::ptr_offset(self, i),
-            O::Load => memory::load(self, i),
-            O::Store => memory::store(self, i),
-            O::AtomicRmw => memory::atomic_rmw(self, i),
-            O::AtomicCas => memory::atomic_cas(self, i),
-            O::Fence => memory::fence(self, i),
-            O::BlockSync => memory::block_sync(self, i),
-            O::BlockSyncPred => memory::block_sync_pred(self, i),
-            O::Nanosleep => memory::nanosleep(self, i),
-            O::ThreadId | O::BlockId | O::BlockDim | O::GridDim => index::launch_index(self, i),
-            O::LaneId | O::SubgroupId | O::SubgroupSize => index::lane_index(self, i),
-            O::LaneMaskLt | O::LaneMaskLe | O::LaneMaskEq | O::LaneMaskGe | O::LaneMaskGt => index::lanemask(self, i),
-            O::ShuffleIdx | O::ShuffleUp | O::ShuffleDown | O::ShuffleXor => simt::shuffle(self, i),
-            O::Broadcast => simt::broadcast(self, i),
-            O::Ballot | O::BallotFirstN => simt::ballot(self, i),
-            O::MatchAny | O::MatchAll => simt::match_(self, i),
-            O::ActiveMask => simt::activemask(self, i),
-            O::Elect => simt::elect(self, i),
-            O::VoteAll | O::VoteAny | O::VoteEq => simt::vote(self, i),
-            O::SubgroupReduce | O::SubgroupScan | O::SegmentedReduce => simt::collective(self, i),
-            O::SubgroupSync => simt::subgroup_sync(self, i),
-            O::If => control::if_(self, i),
-            O::Loop => control::loop_(self, i),
-            O::Yield => control::yield_(self, i),
-            O::Break => control::break_(self, i),
-            O::Continue => control::continue_(self, i),
-            O::Return => control::return_(self, i),
+        use qd_mir::{Collective as C, ExchangeOp as X, IndexOp as I, MemoryOp as M, OpClass, SyncOp as S};
+        match self.f.insts[i].opcode.class() {
+            OpClass::Const => arith::constant(self, i),
+            OpClass::Binary(op) => arith::binary(self, i, op),
+            OpClass::Unary(op) => arith::unary(self, i, op),
+            OpClass::Fma => arith::fma(self, i),
+            OpClass::Select => arith::select(self, i),
+            OpClass::Cmp => arith::cmp(self, i),
+            OpClass::Cast => arith::cast(self, i),
+            OpClass::Bitcast => arith::bitcast(self, i),
+            OpClass::Memory(M::SharedAddr) => memory::shared_addr(self, i),
+            OpClass::Memory(M::PtrOffset) => memory::ptr_offset(self, i),
+            OpClass::Memory(M::Load) => memory::load(self, i),
+            OpClass::Memory(M::Store) => memory::store(self, i),
+            OpClass::Memory(M::AtomicRmw) => memory::atomic_rmw(self, i),
+            OpClass::Memory(M::AtomicCas) => memory::atomic_cas(self, i),
+            OpClass::Sync(S::Fence) => memory::fence(self, i),
+            OpClass::Sync(S::BlockSync) => memory::block_sync(self, i),
+            OpClass::Sync(S::BlockSyncPred) => memory::block_sync_pred(self, i),
+            OpClass::Sync(S::Nanosleep) => memory::nanosleep(self, i),
+            OpClass::Sync(S::SubgroupSync) => simt::subgroup_sync(self, i),
+            OpClass::Index(I::ThreadId) => index::launch_index(self, i, index::Launch::ThreadId),
+            OpClass::Index(I::BlockId) => index::launch_index(self, i, index::Launch::BlockId),
+            OpClass::Index(I::BlockDim) => index::launch_index(self, i, index::Launch::BlockDim),
+            OpClass::Index(I::GridDim) => index::launch_index(self, i, index::Launch::GridDim),
+            OpClass::Index(I::LaneId) => index::lane_id(self, i),
+            OpClass::Index(I::SubgroupId) => index::subgroup_id(self, i),
+            OpClass::Index(I::SubgroupSize) => index::subgroup_size(self, i),
+            OpClass::Index(I::LaneMask(m)) => index::lanemask(self, i, m),
+            OpClass::Exchange(X::Shuffle(k)) => simt::shuffle(self, i, k),
+            OpClass::Exchange(X::Broadcast) => simt::broadcast(self, i),
+            OpClass::Exchange(X::Ballot | X::BallotFirstN) => simt::ballot(self, i),
+            OpClass::Exchange(X::MatchAny | X::MatchAll) => simt::match_(self, i),
+            OpClass::Exchange(X::ActiveMask) => simt::activemask(self, i),
+            OpClass::Exchange(X::Elect) => simt::elect(self, i),
+            OpClass::Collective(C::VoteAll) => simt::vote(self, i, simt::Vote::All),
+            OpClass::Collective(C::VoteAny) => simt::vote(self, i, simt::Vote::Any),
+            OpClass::Collective(C::VoteEq) => simt::vote(self, i, simt::Vote::Eq),
+            OpClass::Collective(C::Reduce) => simt::collective(self, i, simt::Combine::Reduce),
+            OpClass::Collective(C::Scan) => simt::collective(self, i, simt::Combine::Scan),
+            OpClass::Collective(C::SegReduce) => simt::collective(self, i, simt::Combine::Segmented),
+            OpClass::If => control::if_(self, i),
+            OpClass::Loop => control::loop_(self, i),
+            OpClass::Terminator(Terminator::Yield) => control::yield_(self, i),
+            OpClass::Terminator(Terminator::Break) => control::break_(self, i),
+            OpClass::Terminator(Terminator::Continue) => control::continue_(self, i),
+            OpClass::Terminator(Terminator::Return) => control::return_(self, i),
         }
     }
 

@@ -65,18 +65,18 @@
 
 use qd_mir::analysis::lanes::{shuffle_pattern, LanePattern};
 use qd_mir::types::Type;
-use qd_mir::{Imm, Inst, Opcode, Value};
+use qd_mir::{Imm, Inst, Opcode, ShuffleKind, Value};
 use regalloc2::VReg;
 
 use super::{Cls, Lower, Val};
 use crate::lower::shuffle_emit::{emit_seq, price};
 use crate::select::{self, Candidate, Choice, Cost, Listing, ShuffleLowering};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::Family;
 use qd_amdgcn_isa::{Inst as MI, Op, Operand};
+use qd_mir::CompileError;
 
-pub(crate) use super::simt_coll::{collective, match_, vote};
+pub(crate) use super::simt_coll::{collective, match_, vote, Combine, Vote};
 
 /// How a shuffle moves its data (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,12 +360,11 @@ fn choose(
 
 /// `shuffle.idx/up/down/xor`: the selector's candidates for the shuffle's lane pattern
 /// (`select/shuffle/mod.rs`) next to the uniform-index readlane and the `ds_bpermute` baseline.
-pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let op = cx.f.insts[i].opcode;
+pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst, kind: ShuffleKind) -> Result<(), CompileError> {
     let [x, d] = [cx.f.args(i)[0], cx.f.args(i)[1]];
     let v = cx.f.inst_results(i)[0];
     if !matches!(cx.f.value_type(x), Type::Scalar(_)) {
-        return Err(cx.unsupported(i, "shuffles move scalar values (bool, 32- and 64-bit numbers)"));
+        return Err(cx.internal(i, "shuffles move scalar values (bool, 32- and 64-bit numbers)"));
     }
     let xv = cx.val(x);
     if xv.is_scalar() {
@@ -402,19 +401,19 @@ pub(crate) fn shuffle(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         None => {}
     }
     if uniform_idx {
-        let Val::S(idx) = cx.val(d) else { return Err(cx.unsupported(i, "a 64-bit shuffle index")) };
+        let Val::S(idx) = cx.val(d) else { return Err(cx.internal(i, "a 64-bit shuffle index")) };
         let (minsts, out) = capture(cx, |cx| shuffle_readlane(cx, ty, xv, idx, w));
         built.push(Built { name: "readlane".into(), family: ShuffleLowering::Dpp, minsts, out });
     }
     let how = generic_route(cx);
     let dval = match cx.val(d) {
         Val::S64(lo, _) => Val::S(lo),
-        Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit shuffle operand")),
+        Val::V64(_) => return Err(cx.internal(i, "a 64-bit shuffle operand")),
         other => other,
     };
     let (minsts, out) = capture(cx, |cx| {
         let Val::V(dv) = cx.in_vgpr(dval) else { unreachable!("in_vgpr of a 32-bit value") };
-        shuffle_bpermute(cx, op, ty, xv, dv, how, w)
+        shuffle_bpermute(cx, kind, ty, xv, dv, how, w)
     });
     let name = if how == ShuffleStrategy::BpermuteHalves { "bpermute halves" } else { "bpermute" };
     built.push(Built { name: name.into(), family: ShuffleLowering::Bpermute, minsts, out });
@@ -463,7 +462,15 @@ fn shuffle_readlane(cx: &mut Lower<'_>, ty: Type, xv: Val, idx: VReg, w: u32) ->
 
 /// The shuffles through `ds_bpermute` (one `MInst`): source lane and validity, the reads, then
 /// `valid && exec[src] ? read : own`.
-fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, ty: Type, xv: Val, d: VReg, how: ShuffleStrategy, w: u32) -> Val {
+fn shuffle_bpermute(
+    cx: &mut Lower<'_>,
+    kind: ShuffleKind,
+    ty: Type,
+    xv: Val,
+    d: VReg,
+    how: ShuffleStrategy,
+    w: u32,
+) -> Val {
     let mut m = MInst::new();
     let lane = cx.new_v();
     lane_id_steps(cx, &mut m, lane);
@@ -471,22 +478,22 @@ fn shuffle_bpermute(cx: &mut Lower<'_>, op: Opcode, ty: Type, xv: Val, d: VReg, 
     let vcc = A::K(cx.vcc());
     let wm1 = A::K(Operand::imm32(w - 1));
     // s = source lane; VCC = in range.
-    match op {
-        Opcode::ShuffleIdx => {
+    match kind {
+        ShuffleKind::Idx => {
             m.step(e64(cx, Op::VAndB32), &[A::D(s), wm1, A::U(d)]);
             m.step(t(cx, Op::VCmpEqU32), &[vcc, A::U(s), A::U(s)]);
         }
-        Opcode::ShuffleUp => {
+        ShuffleKind::Up => {
             m.step(t(cx, Op::VSubU32), &[A::D(s), A::U(lane), A::U(d)]);
             m.step(t(cx, Op::VCmpLeU32), &[vcc, A::U(d), A::U(lane)]);
         }
-        Opcode::ShuffleDown => {
+        ShuffleKind::Down => {
             let room = cx.new_v();
             m.step(t(cx, Op::VAddU32), &[A::D(s), A::U(lane), A::U(d)]);
             m.step(t(cx, Op::VSubU32), &[A::D(room), wm1, A::U(lane)]);
             m.step(t(cx, Op::VCmpLeU32), &[vcc, A::U(d), A::U(room)]);
         }
-        _ => {
+        ShuffleKind::Xor => {
             m.step(t(cx, Op::VXorB32), &[A::D(s), A::U(lane), A::U(d)]);
             m.step(t(cx, Op::VCmpGeU32), &[vcc, wm1, A::U(s)]);
         }
@@ -628,11 +635,11 @@ pub(crate) fn ballot(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
                 m.step(t(cx, Op::SMovB32), &[A::D(hi), zero]);
             }
         }
-        Val::S64(..) | Val::V64(_) => return Err(cx.unsupported(i, "a 64-bit ballot predicate")),
+        Val::S64(..) | Val::V64(_) => return Err(cx.internal(i, "a 64-bit ballot predicate")),
     }
     cx.emit(m);
     if cx.f.insts[i].opcode == Opcode::BallotFirstN {
-        let Imm::Count(n) = cx.f.insts[i].imm else { return Err(cx.unsupported(i, "ballot.first_n without a count")) };
+        let Imm::Count(n) = cx.f.insts[i].imm else { return Err(cx.internal(i, "ballot.first_n without a count")) };
         let n = u32::from(n).min(32);
         let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
         let r = cx.new_s();

@@ -40,37 +40,58 @@ use crate::select::collective::seq::{Arg, Class};
 use crate::select::collective::{Built, Kind, Spec};
 use crate::select::{self, Candidate, Choice, ShuffleLowering};
 use crate::vcode::{MInst, A};
-use crate::CompileError;
 use qd_amdgcn_isa::{Op, Operand};
 use qd_mir::inst::Tile;
+use qd_mir::CompileError;
 
 fn scalar_type(cx: &Lower<'_>, i: Inst) -> Result<ScalarType, CompileError> {
     match cx.f.value_type(cx.f.args(i)[0]) {
         Type::Scalar(s) => Ok(s),
-        Type::Ptr(..) => Err(cx.unsupported(i, "collectives combine scalar values, not pointers")),
+        Type::Ptr(..) => Err(cx.internal(i, "collectives combine scalar values, not pointers")),
     }
+}
+
+/// Which lane-combining collective an op is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Combine {
+    /// `subgroup.reduce`
+    Reduce,
+    /// `subgroup.scan`
+    Scan,
+    /// `subgroup.segreduce`
+    Segmented,
+}
+
+/// Which vote an op is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vote {
+    /// `vote.all`
+    All,
+    /// `vote.any`
+    Any,
+    /// `vote.eq`
+    Eq,
 }
 
 /// `subgroup.reduce`, `subgroup.scan`, `subgroup.segreduce`: every candidate sequence of
 /// `select::collective` is built and priced, one is chosen (`select::decide`, honouring a forced
 /// family or a named candidate), recorded as a `Choice`, and emitted.
-pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
+pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst, which: Combine) -> Result<(), CompileError> {
     let Imm::Group { op, tile, inclusive } = cx.f.insts[i].imm else {
-        return Err(cx.unsupported(i, "a collective without an operator"));
+        return Err(cx.internal(i, "a collective without an operator"));
     };
     let ty = scalar_type(cx, i)?;
     let dom = GroupDomain::new(ty, op);
     let float = matches!(ty, ScalarType::F32 | ScalarType::F64);
     if float && matches!(op, GroupOp::And | GroupOp::Or | GroupOp::Xor) {
-        return Err(cx.unsupported(i, format!("`{}` does not apply to floats", op.name())));
+        return Err(cx.internal(i, format!("`{}` does not apply to floats", op.name())));
     }
     let w = cx.target.wave.lanes();
     let tl = tile.lanes(w);
-    let opcode = cx.f.insts[i].opcode;
-    let kind = match opcode {
-        Opcode::SubgroupReduce => Kind::Reduce,
-        Opcode::SubgroupScan => Kind::Scan { inclusive },
-        _ => Kind::Seg,
+    let kind = match which {
+        Combine::Reduce => Kind::Reduce,
+        Combine::Scan => Kind::Scan { inclusive },
+        Combine::Segmented => Kind::Seg,
     };
     let framed = !cx.exec_full();
     let spec = Spec { target: cx.target, kind, op: dom.work_op, ty: dom.work, id: dom.identity(), tl, framed };
@@ -81,7 +102,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError
         .map_err(|e| cx.unsupported(i, format!("{e} ({ty}, {})", cx.target)))?;
     let name = cands[chosen].name.clone();
     let Some(pos) = built.iter().position(|b| b.cand.name == name) else {
-        return Err(cx.unsupported(i, format!("no sequence built for candidate `{name}`")));
+        return Err(cx.internal(i, format!("no sequence built for candidate `{name}`")));
     };
     let b = built.swap_remove(pos);
     let what = match kind {
@@ -137,7 +158,7 @@ fn emit_built(cx: &mut Lower<'_>, i: Inst, b: &Built, tl: u32) -> Result<(), Com
     let mut map: Vec<Option<VReg>> = vec![None; seq.regs.len()];
     map[b.frame.x as usize] = Some(match x {
         Val::V(r) | Val::V64(r) => r,
-        Val::S(_) | Val::S64(..) => return Err(cx.unsupported(i, "a collective operand not in VGPRs")),
+        Val::S(_) | Val::S64(..) => return Err(cx.internal(i, "a collective operand not in VGPRs")),
     });
     if let Some((rlo, rhi)) = b.frame.saved {
         // The saved mask as the sequence reads it (an SGPR pair in wave64, one SGPR in wave32).
@@ -263,12 +284,8 @@ fn whole(v: Val) -> A {
 }
 
 /// `vote.all`, `vote.any`, `vote.eq` with tiles.
-pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
-    let op = cx.f.insts[i].opcode;
-    let tile = match cx.f.insts[i].imm {
-        Imm::Tile(t) => t,
-        _ => qd_mir::inst::Tile::Full,
-    };
+pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst, op: Vote) -> Result<(), CompileError> {
+    let Imm::Tile(tile) = cx.f.insts[i].imm else { return Err(cx.internal(i, "a vote without a tile")) };
     let ty = scalar_type(cx, i)?;
     let v = cx.f.inst_results(i)[0];
     let w = cx.target.wave.lanes();
@@ -281,9 +298,9 @@ pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     let mut m = MInst::new();
     let zero64 = A::K(Operand::Int(0));
     match op {
-        Opcode::VoteAll | Opcode::VoteAny => {
+        Vote::All | Vote::Any => {
             cmp_steps(cx, &mut m, ty, false, zero64, whole(x));
-            if op == Opcode::VoteAll {
+            if op == Vote::All {
                 // active & !truth
                 if cx.wave64() {
                     m.step(t(cx, Op::SAndn2B64), &[A::SPairDef(cl, ch), A::K(Operand::Exec), A::K(Operand::Vcc)]);
@@ -296,7 +313,7 @@ pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
                 m.step(t(cx, Op::SAndB32), &[A::D(cl), A::K(Operand::VccLo), A::K(Operand::ExecLo)]);
             }
         }
-        _ => {
+        Vote::Eq => {
             let first = if tl == w {
                 let f = cx.in_sgpr(x);
                 match f {
@@ -321,7 +338,7 @@ pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
     }
     let _ = wide;
     cx.emit(m);
-    let any = op == Opcode::VoteAny;
+    let any = op == Vote::Any;
     let (yes, no) = if any { (1, 0) } else { (0, 1) };
     if tl == w {
         // Uniform: SCC = c != 0.
