@@ -215,9 +215,9 @@ fn offenders(path: &Path, src: &str) -> Vec<String> {
         let end = close_of(&b, k) - 1;
         let pats = arm_patterns(&b, k + 1, end);
         let over_ops = pats.iter().any(|p| {
-            OP_PATHS.iter().any(|op| {
-                p.match_indices(op).any(|(i, _)| i == 0 || !(p.as_bytes()[i - 1].is_ascii_alphanumeric()))
-            })
+            OP_PATHS
+                .iter()
+                .any(|op| p.match_indices(op).any(|(i, _)| i == 0 || !(p.as_bytes()[i - 1].is_ascii_alphanumeric())))
         });
         if over_ops && pats.iter().any(|p| is_catch_all(p)) {
             let line = src[..m].matches('\n').count() + 1;

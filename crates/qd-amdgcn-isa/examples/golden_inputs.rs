@@ -554,7 +554,9 @@ fn valu_variants(op: Op, t: Target, float: bool, vcc: Operand, smask: Operand) -
                 sources(w, float)
                     .into_iter()
                     .enumerate()
-                    .filter(|(k, x)| matches!(x, Operand::Sgpr(_) | Operand::Literal(_)) || (k + salt) % 3 == 0)
+                    .filter(|(k, x)| {
+                        matches!(x, Operand::Sgpr(_) | Operand::Literal(_)) || (k + salt).is_multiple_of(3)
+                    })
                     .map(|(_, x)| x)
                     .collect()
             } else {

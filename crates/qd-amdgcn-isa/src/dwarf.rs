@@ -144,7 +144,7 @@ pub(crate) fn check_rows(seq: &Sequence<'_>) -> Result<(), DwarfError> {
         }
         prev = r.offset;
     }
-    if seq.code_len % 4 != 0 {
+    if !seq.code_len.is_multiple_of(4) {
         return Err(bad(format!("code length {} is not a multiple of 4", seq.code_len)));
     }
     Ok(())

@@ -138,7 +138,7 @@ impl Lds {
                 ),
             ));
         }
-        if addr % len.min(8) != 0 {
+        if !addr.is_multiple_of(len.min(8)) {
             return Err(Fault::new(
                 SimErrorKind::Misaligned,
                 format!("LDS access of {len} bytes at 0x{addr:x} is not {}-byte aligned", len.min(8)),

@@ -71,7 +71,7 @@ impl KernelFacts {
     /// Every subgroup of a block is whole at subgroup width `width` (threads per block a
     /// multiple of it).
     pub fn whole_subgroups(&self, width: u32) -> bool {
-        width != 0 && self.threads % width == 0
+        width != 0 && self.threads.is_multiple_of(width)
     }
 }
 

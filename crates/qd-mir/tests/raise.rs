@@ -99,11 +99,11 @@ const PATTERNS: usize = 7;
 fn datum(ty: ScalarType, p: usize, i: usize, r: &mut Rng) -> u64 {
     let bits = match ty {
         ScalarType::F32 => match p {
-            0 => 0x4049_0FDB,                                                   // all equal (pi)
-            1 => u64::from(F32_SPECIAL[i % 16]),                                // specials
-            2 => wide_f32(r),                                                   // rounding-sensitive
-            3 => u64::from([0u32, 0x8000_0000][(r.next() & 1) as usize]),       // ±0 mix
-            4 if i % 5 == 0 => u64::from(F32_SPECIAL[(r.next() % 4) as usize]), // NaNs sprinkled
+            0 => 0x4049_0FDB,                                                            // all equal (pi)
+            1 => u64::from(F32_SPECIAL[i % 16]),                                         // specials
+            2 => wide_f32(r),                                                            // rounding-sensitive
+            3 => u64::from([0u32, 0x8000_0000][(r.next() & 1) as usize]),                // ±0 mix
+            4 if i.is_multiple_of(5) => u64::from(F32_SPECIAL[(r.next() % 4) as usize]), // NaNs sprinkled
             4 => wide_f32(r),
             5 => u64::from((i as f32 * 0.1).to_bits()),
             _ => r.next() & 0xFFFF_FFFF, // raw bits
@@ -113,7 +113,7 @@ fn datum(ty: ScalarType, p: usize, i: usize, r: &mut Rng) -> u64 {
             1 => F64_SPECIAL[i % 16],
             2 => wide_f64(r),
             3 => [0u64, 0x8000_0000_0000_0000][(r.next() & 1) as usize],
-            4 if i % 5 == 0 => F64_SPECIAL[(r.next() % 4) as usize],
+            4 if i.is_multiple_of(5) => F64_SPECIAL[(r.next() % 4) as usize],
             4 => wide_f64(r),
             5 => (i as f64 * 0.1).to_bits(),
             _ => r.next(),
@@ -122,7 +122,7 @@ fn datum(ty: ScalarType, p: usize, i: usize, r: &mut Rng) -> u64 {
             0 => 1,
             1 => u64::from(i % 7 != 3),
             2 => 0,
-            3 => u64::from(i % 2 == 0),
+            3 => u64::from(i.is_multiple_of(2)),
             _ => r.next() & 1,
         },
         ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {

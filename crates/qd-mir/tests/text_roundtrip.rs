@@ -39,7 +39,7 @@ impl Choices<'_> {
         xs[self.below(xs.len())]
     }
     fn chance(&mut self, one_in: u32) -> bool {
-        self.next() % one_in == 0
+        self.next().is_multiple_of(one_in)
     }
     fn wide(&mut self) -> u64 {
         u64::from(self.next()) << 32 | u64::from(self.next())

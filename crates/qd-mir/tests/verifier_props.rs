@@ -19,12 +19,12 @@ fn ty(sel: u8) -> Type {
     let s = ScalarType::ALL[usize::from(sel) % ScalarType::ALL.len()];
     match sel / 7 % 3 {
         0 | 1 => Type::Scalar(s),
-        _ => Type::Ptr(if sel % 2 == 0 { AddrSpace::Global } else { AddrSpace::Shared }, s),
+        _ => Type::Ptr(if sel.is_multiple_of(2) { AddrSpace::Global } else { AddrSpace::Shared }, s),
     }
 }
 
 fn tile(x: u8) -> Tile {
-    if x % 3 == 0 {
+    if x.is_multiple_of(3) {
         Tile::Full
     } else {
         Tile::Log2(x % 11)
@@ -207,7 +207,7 @@ fn build(r: &Recipe) -> Function {
         }
     }
     // Often end the body properly so that later checks get exercised.
-    if r.insts.len() % 3 != 0 {
+    if !r.insts.len().is_multiple_of(3) {
         let ret = f.make_inst(Opcode::Return, Imm::None, &[], &[]);
         let body = f.body;
         f.append_inst(body, ret);

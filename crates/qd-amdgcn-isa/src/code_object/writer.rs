@@ -216,7 +216,7 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
     let r_end = w.reserved_len();
 
     // .text: a new segment one page up (lld: vaddr = align(end, page) + end % page).
-    let text_delta = if r_end % PAGE != 0 { PAGE } else { 0 };
+    let text_delta = if !r_end.is_multiple_of(PAGE) { PAGE } else { 0 };
     let code_offsets = offsets;
     let code_end = code_offsets.last().copied().unwrap_or(0) + kernels.last().map_or(0, |k| k.code.len() as u64);
     let mut text_size = code_end;
@@ -225,7 +225,7 @@ pub fn write_code_object(cfg: &CodeObjectConfig, kernels: &[KernelCode]) -> Resu
     }
     let text_off = w.reserve(text_size, TEXT_ALIGN);
     let text_end = w.reserved_len();
-    let dynamic_delta = text_delta + if text_end % PAGE != 0 { PAGE } else { 0 };
+    let dynamic_delta = text_delta + if !text_end.is_multiple_of(PAGE) { PAGE } else { 0 };
     const DYNAMIC_ENTRIES: usize = 6;
     let dynamic_off = w.reserve_dynamic(DYNAMIC_ENTRIES);
     let dynamic_size = w.reserved_len() - dynamic_off;

@@ -42,7 +42,7 @@ impl Call {
     ) -> Result<Call, BuildError> {
         buffer_elem(loc, algo, "n", n, Some(ScalarType::I32))?;
         let w = opts.target.subgroup_width;
-        if !w.is_power_of_two() || w > 64 || BLOCK_DIM % w != 0 {
+        if !w.is_power_of_two() || w > 64 || !BLOCK_DIM.is_multiple_of(w) {
             return Err(err(
                 loc,
                 ErrorKind::Config,

@@ -104,7 +104,7 @@ fn sort_impl(
         None => None,
     };
     dtype_in(loc, algo, "scratch", scratch, &[ScalarType::U32])?;
-    if end_bit == 0 || end_bit % RADIX_BITS != 0 || end_bit > kt.bits() {
+    if end_bit == 0 || !end_bit.is_multiple_of(RADIX_BITS) || end_bit > kt.bits() {
         return Err(err(
             loc,
             ErrorKind::OutOfRange,

@@ -37,7 +37,7 @@ pub(crate) fn block_geometry(
     block_dim: u32,
 ) -> Result<(u32, u32), BuildError> {
     let w = crate::common::width(b, loc, name)?;
-    if block_dim == 0 || block_dim % w != 0 {
+    if block_dim == 0 || !block_dim.is_multiple_of(w) {
         return Err(err(
             loc,
             ErrorKind::OutOfRange,

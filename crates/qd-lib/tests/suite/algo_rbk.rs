@@ -69,7 +69,7 @@ fn keys_of<K: Elem>(p: usize, n: usize, seed: u64) -> Vec<K> {
         let r = mix(seed ^ (i as u64).wrapping_mul(0x9e37));
         let k = match p % 6 {
             0 => {
-                if r % 5 == 0 {
+                if r.is_multiple_of(5) {
                     cur = value(r);
                 }
                 cur

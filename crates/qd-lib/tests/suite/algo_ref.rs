@@ -245,7 +245,7 @@ pub fn input<T: Elem>(input: Input, n: usize, seed: u64) -> Vec<T> {
             let sp = specials::<T>();
             for (i, x) in xs.iter_mut().enumerate() {
                 let r = mix(seed ^ (i as u64).wrapping_mul(31));
-                if r % 5 == 0 {
+                if r.is_multiple_of(5) {
                     *x = sp[(r / 5 % sp.len() as u64) as usize];
                 }
             }

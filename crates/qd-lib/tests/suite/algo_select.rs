@@ -82,7 +82,7 @@ fn flags_of(pattern: usize, n: usize, seed: u64) -> Vec<i32> {
             2 => 0,
             3 => (i % 2) as i32,
             4 => i32::from(i == 0 || i + 1 == n),
-            _ => i32::from(mix(seed ^ i as u64) % 7 == 0),
+            _ => i32::from(mix(seed ^ i as u64).is_multiple_of(7)),
         })
         .collect()
 }

@@ -64,7 +64,7 @@ pub fn register(s: &mut Suite) {
     }
     s.case("algo::sort/values/f32_bool", |dev| {
         let keys = keys_of::<f32>("few", 257, 9);
-        let vals: Vec<u64> = (0..257u64).map(|i| u64::from(mix(i) % 3 == 0)).collect();
+        let vals: Vec<u64> = (0..257u64).map(|i| u64::from(mix(i).is_multiple_of(3))).collect();
         run_case(dev, &keys, Some((ScalarType::Bool, vals)), 32, 257, &[257, 100], Strategy::MultiLaunch)
     });
     end_bits(s);
@@ -260,9 +260,9 @@ fn keys_of<K: Elem>(kind: &str, n: usize, seed: u64) -> Vec<K> {
     };
     let random = |i: usize| -> K {
         let r = mix(seed.wrapping_mul(1_000_003).wrapping_add(i as u64));
-        if r % 9 == 0 {
+        if r.is_multiple_of(9) {
             specials[(r >> 8) as usize % specials.len()]
-        } else if r % 5 == 0 {
+        } else if r.is_multiple_of(5) {
             K::from_bits(mix(r))
         } else {
             K::sample(r)

@@ -41,7 +41,7 @@ fn sync_nonzero<T: Elem>(dev: &Device, m: u32) -> Outcome {
         .map(|i| match i / bd {
             0 => T::from_bits(0),
             1 => T::from_bits(if i % 2 == 0 { 1 } else { (mix(i as u64) | 1) & 0x7fff_ffff_ffff }),
-            _ => T::from_bits(if mix(i as u64) % 3 == 0 { 1 << (i % 40) } else { 0 }),
+            _ => T::from_bits(if mix(i as u64).is_multiple_of(3) { 1 << (i % 40) } else { 0 }),
         })
         .collect();
     let f = build(dev, "syncp", bd as u32, |k| {

@@ -78,7 +78,7 @@ fn inputs<T: Elem>(n: usize, seed: u64) -> Vec<T> {
             let r = mix(i ^ (seed << 20));
             match i as usize / per_block {
                 0 => T::sample(i * 31 + seed),
-                1 if r % 5 == 0 => sp[(r / 5) as usize % sp.len()],
+                1 if r.is_multiple_of(5) => sp[(r / 5) as usize % sp.len()],
                 1 => T::sample(i * 31 + seed),
                 _ => same,
             }

@@ -72,7 +72,7 @@ fn case<T: Elem>(dev: &Device, i: usize, l: u32) -> Outcome {
     let outs = r?;
     let want = reference::reduce_all(&xs, l, &reference::group::<T>(op));
     let t = 1usize << l;
-    let lane0 = |j: usize| j % t == 0;
+    let lane0 = |j: usize| j.is_multiple_of(t);
     check_where("reduce_*_tiled at tile lane 0", &typed::<T>(&outs[0]), &want, lane0)?;
     check("reduce_all_*_tiled", &typed::<T>(&outs[1]), &want)?;
     if with_full {
@@ -97,7 +97,7 @@ fn butterfly_vs_quadrants_tree(dev: &Device) -> Outcome {
         }
         Ok(vec![qd, v])
     })?;
-    let lane0 = |j: usize| j % 4 == 0;
+    let lane0 = |j: usize| j.is_multiple_of(4);
     let n = xs.len();
     check_where("butterfly (qd)", &typed::<f32>(&outs[0]), &vec![0.0; n], lane0)?;
     check_where("shuffle_down tree (Quadrants)", &typed::<f32>(&outs[1]), &vec![2.0; n], lane0)

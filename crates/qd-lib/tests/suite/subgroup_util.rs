@@ -33,7 +33,7 @@ pub fn patterns<T: Elem>(seed: u64) -> Vec<T> {
             let r = mix(seed.wrapping_mul(1_000_003).wrapping_add(i as u64));
             match i / BLOCK {
                 0 => T::sample(r),
-                1 if r % 4 == 0 => sp[(r >> 8) as usize % sp.len()],
+                1 if r.is_multiple_of(4) => sp[(r >> 8) as usize % sp.len()],
                 1 => T::sample(r),
                 2 => sp[(i * 7 + (r as usize % 3)) % sp.len()],
                 3 => same,

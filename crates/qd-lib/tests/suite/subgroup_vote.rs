@@ -35,8 +35,8 @@ fn predicates() -> Vec<i32> {
             let r = mix(g as u64 + 4242);
             match g / BLOCK {
                 0 => [0, 1, 7, -1, 0, 0][r as usize % 6],
-                1 => i32::from(r % 61 != 0) * 3,
-                2 => i32::from(r % 53 == 0),
+                1 => i32::from(!r.is_multiple_of(61)) * 3,
+                2 => i32::from(r.is_multiple_of(53)),
                 3 => [1, 7, -1, i32::MIN][r as usize % 4],
                 _ => 0,
             }

@@ -95,14 +95,15 @@ fn builtins(dev: &Device, ma: u32, mb: u32, arms: &'static str) -> Outcome {
         return if e.contains("warp::sync") && e.contains("64 lanes") { Ok(()) } else { Err(e) };
     }
     let f = build(dev, "warp", bd, body)?;
-    let p: Vec<i64> = (0..n as u64).map(|i| if mix(i) % 3 == 0 { 0 } else { (mix(i + 9) >> 20) as i64 }).collect();
+    let p: Vec<i64> =
+        (0..n as u64).map(|i| if mix(i).is_multiple_of(3) { 0 } else { (mix(i + 9) >> 20) as i64 }).collect();
     let v: Vec<i32> = (0..n as u64).map(|i| (mix(i * 5) % 3) as i32 - 1).collect();
     let fv: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 3.0).collect();
     let arg: Vec<u32> = (0..n as u64).map(|i| (mix(i * 7 + 1) % u64::from(w + 3)) as u32).collect();
     let cond: Vec<u32> = (0..n)
         .map(|i| match arms {
             "uniform" => 1,
-            "divergent" => u32::from(mix(i as u64 * 11) % 3 != 0),
+            "divergent" => u32::from(!mix(i as u64 * 11).is_multiple_of(3)),
             _ => u32::from((i as u32 % w) < w / 2),
         })
         .collect();

@@ -41,7 +41,7 @@ enum Activity {
 }
 
 fn active(act: Activity, t: u32) -> bool {
-    act == Activity::Full || t % 3 != 0
+    act == Activity::Full || !t.is_multiple_of(3)
 }
 
 /// Emits every builtin for thread `t` and stores the results to `out[slot * n + t]`.
@@ -133,7 +133,7 @@ fn reference(w: u32, n: u32, act: Activity, t: u32) -> [u64; 13] {
     let amask = mask_of(&|_| true);
     let same = |f: &dyn Fn(u32) -> u64| mask_of(&|u| f(u) == f(t));
     let all_same = |f: &dyn Fn(u32) -> u64| if same(f) == amask { amask } else { 0 };
-    let f0 = |u: u32| u64::from(if u % 4 == 0 { (-0.0f32).to_bits() } else { 0 });
+    let f0 = |u: u32| u64::from(if u.is_multiple_of(4) { (-0.0f32).to_bits() } else { 0 });
     let below = (1u64 << lane) - 1; // lane < 64
     let width = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
     let first = peers.first().copied();

@@ -193,7 +193,7 @@ fn width(f: &Function, opts: &PassOptions) -> Option<u32> {
         return None;
     }
     let threads: u64 = f.launch.block.iter().map(|&d| u64::from(d)).product();
-    (threads > 0 && threads % u64::from(w) == 0).then_some(w)
+    (threads > 0 && threads.is_multiple_of(u64::from(w))).then_some(w)
 }
 
 /// Whether `op` moves values between lanes by a source table (shuffles and `broadcast`).

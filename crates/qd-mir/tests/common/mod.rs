@@ -801,7 +801,11 @@ pub fn control_inputs(rng: &mut SplitMix64, w: u32, block: u32, grid: u32) -> (V
                 2 if rng.chance(1, 6) => 1 + rng.below(3),
                 _ => 0,
             });
-            trip.push(if (t / w + b) % 3 == 0 { u64::from(MAX_TRIP) } else { rng.below(u64::from(MAX_TRIP) + 1) });
+            trip.push(if (t / w + b).is_multiple_of(3) {
+                u64::from(MAX_TRIP)
+            } else {
+                rng.below(u64::from(MAX_TRIP) + 1)
+            });
         }
     }
     (flag, trip)
