@@ -2,8 +2,8 @@
 //! reports under "AMDGCN back end (issue #4)"): the ~100-instruction bench kernel through
 //! `qd_isel_amdgcn::compile_kernel` — verify, lower, register allocation, emission, waits,
 //! hazards, encoding and the HSA code object (ELF) — for gfx942, gfx90a, gfx1100 (wave64) and
-//! gfx1100 (wave32). The phases after the verifier have no public entry points of their own, so
-//! the verifier is timed alone too and the back end's share is the difference.
+//! gfx1100 (wave32); and through `compile_verified` on the builder-verified kernel (no second
+//! verification, the verifier's analyses reused), side by side. The verifier is timed alone too.
 //! Each target is timed twice: with the shuffle selector's per-thread collective cache warm (the
 //! criterion loop compiles the same kernel again) and emptied before every compile (cold).
 //! Run with `cargo bench -p qd-benches --bench amdgcn`.
@@ -12,9 +12,9 @@
 //! instead of timing anything.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use qd_benches::build_kernel;
+use qd_benches::build_verified_kernel;
 use qd_frontend::FunctionBuilderContext;
-use qd_isel_amdgcn::{compile_kernel, AmdgcnOptions, Arch, Target, WaveSize};
+use qd_isel_amdgcn::{compile_kernel, compile_verified, AmdgcnOptions, Arch, Target, WaveSize};
 
 /// The targets timed, with their bench labels.
 fn targets() -> [(&'static str, Target); 4] {
@@ -28,7 +28,8 @@ fn targets() -> [(&'static str, Target); 4] {
 
 fn amdgcn(c: &mut Criterion) {
     let mut ctx = FunctionBuilderContext::new();
-    let kernel = build_kernel(&mut ctx).expect("bench kernel builds");
+    let verified = build_verified_kernel(&mut ctx).expect("bench kernel builds");
+    let kernel = verified.function().clone();
     let insts = kernel.walk_insts().len();
     for (_, target) in targets() {
         match compile_kernel(&kernel, &AmdgcnOptions::new(target)) {
@@ -56,6 +57,9 @@ fn amdgcn(c: &mut Criterion) {
         // collectives). Cold: emptied before every compile (a process's first compile).
         c.bench_function(label, |b| {
             b.iter(|| black_box(compile_kernel(black_box(&kernel), black_box(&opts)).expect("compiles")));
+        });
+        c.bench_function(&format!("{label} compile_verified"), |b| {
+            b.iter(|| black_box(compile_verified(black_box(&verified), black_box(&opts)).expect("compiles")));
         });
         c.bench_function(&format!("{label} cold selector caches"), |b| {
             b.iter(|| {

@@ -610,7 +610,6 @@ fn fill(
     target: Target,
     col0: usize,
 ) -> Result<(), LineErr> {
-    let fam = target.family();
     let op = inst.op;
     let shape = op.info().shape;
     let enc = op.enc(target.arch).ok_or_else(|| lerr(col0, "unavailable"))?;
@@ -689,7 +688,6 @@ fn fill(
         }
     }
     parse_other_mods(inst, mods, target, shape, atomic)?;
-    let _ = fam;
     Ok(())
 }
 

@@ -21,7 +21,6 @@ pub(crate) mod memory;
 pub(crate) mod shuffle_emit;
 pub(crate) mod simt;
 mod simt_coll;
-mod simt_combine;
 
 use cranelift_entity::SecondaryMap;
 use qd_mir::types::{AddrSpace, ScalarType, Type};

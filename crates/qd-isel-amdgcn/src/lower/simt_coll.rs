@@ -34,8 +34,7 @@ use regalloc2::VReg;
 
 use super::simt::Temps;
 use super::simt::{def_parts, e64, fetch, lane_id, put, t, use_parts, vgprs, whole_wave_begin, Route, ShuffleStrategy};
-use super::simt_combine::work_reg;
-use super::{Cls, Lower, Val};
+use super::{Lower, Val};
 use crate::select::collective::seq::{Arg, Class};
 use crate::select::collective::{Built, Kind, Spec};
 use crate::select::{self, Candidate, Choice, ShuffleLowering};
@@ -291,7 +290,6 @@ pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst, op: Vote) -> Result<(), CompileE
     let w = cx.target.wave.lanes();
     let tl = tile.lanes(w);
     let x = vgprs(cx, cx.f.args(i)[0]);
-    let wide = ty.bits() == 64;
     // c = the lanes that break the vote: true lanes for any, false lanes for all, unequal lanes
     // for eq (all active ones among them); "any" looks for a set bit, the others for none.
     let (cl, ch) = (cx.new_s(), cx.new_s());
@@ -336,7 +334,6 @@ pub(crate) fn vote(cx: &mut Lower<'_>, i: Inst, op: Vote) -> Result<(), CompileE
     if !cx.wave64() {
         m.step(t(cx, Op::SMovB32), &[A::D(ch), A::K(Operand::Int(0))]);
     }
-    let _ = wide;
     cx.emit(m);
     let any = op == Vote::Any;
     let (yes, no) = if any { (1, 0) } else { (0, 1) };
@@ -486,7 +483,18 @@ pub(crate) fn match_(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError> {
         m.step(t(cx, Op::VMovB32), &[A::DH(out), A::K(Operand::Int(0))]);
     }
     cx.emit(m);
-    let _ = Cls::Vector;
     put(cx, v, Val::V64(out));
     Ok(())
+}
+
+/// A fresh working register (VGPR or VGPR pair) for values of `ty`. The group operators
+/// themselves (`a ⊕ b`, bit-identical to the interpreter on every type) are VALU steps of a
+/// collective sequence (`select/collective/seq.rs`, `combine`), so the selector prices exactly
+/// what is emitted.
+fn work_reg(cx: &mut Lower<'_>, ty: ScalarType) -> Val {
+    if ty.bits() == 64 {
+        Val::V64(cx.new_w())
+    } else {
+        Val::V(cx.new_v())
+    }
 }

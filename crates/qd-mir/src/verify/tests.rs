@@ -520,7 +520,7 @@ fn yield_break_continue_placement() {
     let (_, lb, _) = k.loop_(body, &[], &[]);
     let y = k.i(lb, Opcode::Yield, Imm::None, &[], &[]);
     // continue in an if nested in a loop is fine; break nested in an inner loop's if refers to it
-    let (outer, ob, ps) = k.loop_(body, &[z], &[Type::U32]);
+    let (_, ob, ps) = k.loop_(body, &[z], &[Type::U32]);
     let (_, ot, oe) = k.if_(ob, uni, &[], true);
     k.i(ot, Opcode::Continue, Imm::None, &[ps[0]], &[]);
     let (_, ib, _) = k.loop_(oe.unwrap_or(ot), &[], &[]);
@@ -529,7 +529,6 @@ fn yield_break_continue_placement() {
     k.i(ib, Opcode::Continue, Imm::None, &[], &[]);
     k.i(oe.unwrap_or(ot), Opcode::Yield, Imm::None, &[], &[]);
     k.i(ob, Opcode::Break, Imm::None, &[ps[0]], &[]);
-    let _ = outer;
     k.ret();
     has(&k.f, AnyEntity::Inst(br), "break: not inside a loop");
     has(&k.f, AnyEntity::Inst(y), "yield: not directly inside an `if` arm");
@@ -664,12 +663,11 @@ fn definitions_and_parents() {
     let b = k.i(body, Opcode::Add, Imm::None, &[x, x], &[]);
     k.f.results[b] = EntityList::from_slice(&[av], &mut k.f.pool);
     let (vary, _) = k.conds();
-    let (ii, t, _) = k.if_(body, vary, &[], false);
+    let (_, t, _) = k.if_(body, vary, &[], false);
     k.i(t, Opcode::Yield, Imm::None, &[], &[]);
     k.f.regions[t].parent = a.into();
     k.f.values[x].ty = Type::F32;
     k.ret();
-    let _ = ii;
     has(&k.f, AnyEntity::Inst(b), "add: result 0 (%1) records its definition as result 0 of inst0");
     has(&k.f, AnyEntity::Inst(b), "add: value %1 is defined more than once");
     has(&k.f, AnyEntity::Region(t), "region1: parent is inst0, expected inst6");
