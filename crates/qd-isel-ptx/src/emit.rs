@@ -3,10 +3,12 @@
 //!
 //! Registers are numbered per class and declared at the top of the entry as `%p<N>` (`.pred`),
 //! `%r<N>` (`.b32`), `%rd<N>` (`.b64`), `%f<N>` (`.f32`) and `%fd<N>` (`.f64`); ptxas allocates
-//! the real ones. Lines are written straight into one `String` (no instruction objects), which
-//! keeps MIR → text in the microseconds.
+//! the real ones. Lines are written straight into the text (no instruction objects) through the
+//! compile-time templates and operands of [`crate::text`], which keeps MIR → text in the
+//! microseconds.
 
 use crate::target::{PtxVersion, Sm};
+use crate::text::{put_line, Hex16, Hex8, Operand, Out};
 use core::fmt::{self, Write};
 use qd_mir::{AddrSpace, ScalarType, Type};
 
@@ -86,21 +88,6 @@ pub(crate) struct Reg {
     n: u32,
 }
 
-/// Decimal digits of `n` into `buf`, returning the used tail (no formatting machinery: the
-/// emitter prints thousands of register names per kernel).
-fn digits(mut n: u32, buf: &mut [u8; 10]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    core::str::from_utf8(&buf[i..]).unwrap_or("0")
-}
-
 /// How many names of each prefix [`NAMES`] holds.
 const NAMED: usize = 1024;
 /// The name prefixes: the register classes in [`Class::index`] order, then labels.
@@ -121,23 +108,23 @@ const fn decimal_len(n: usize) -> usize {
     }
 }
 
-const fn name_bytes() -> [u8; PREFIXES.len() * NAMED * SLOT] {
-    let mut out = [b' '; PREFIXES.len() * NAMED * SLOT];
+const fn name_slots() -> [[u8; SLOT]; PREFIXES.len() * NAMED] {
+    let mut out = [[b' '; SLOT]; PREFIXES.len() * NAMED];
     let mut c = 0;
     while c < PREFIXES.len() {
         let p = PREFIXES[c].as_bytes();
         let mut n = 0;
         while n < NAMED {
-            let base = (c * NAMED + n) * SLOT;
+            let slot = &mut out[c * NAMED + n];
             let mut i = 0;
             while i < p.len() {
-                out[base + i] = p[i];
+                slot[i] = p[i];
                 i += 1;
             }
             let len = decimal_len(n);
             let (mut v, mut k) = (n, 0);
             while k < len {
-                out[base + p.len() + len - 1 - k] = b'0' + (v % 10) as u8;
+                slot[p.len() + len - 1 - k] = b'0' + (v % 10) as u8;
                 v /= 10;
                 k += 1;
             }
@@ -149,28 +136,39 @@ const fn name_bytes() -> [u8; PREFIXES.len() * NAMED * SLOT] {
 }
 
 /// `%p0 … %p1023`, `%r0 …`, … `$L0 … $L1023`, each in a [`SLOT`]-byte slot, built at compile
-/// time: a register or label name is then one `write_str` of a slice, with no digits to compute.
-static NAMES: &str = match core::str::from_utf8(&name_bytes()) {
-    Ok(s) => s,
-    Err(_) => panic!("register names are ASCII"),
-};
+/// time: a register or label name is then one fixed-size move, with no digits to compute.
+static NAMES: [[u8; SLOT]; PREFIXES.len() * NAMED] = name_slots();
 
 /// Writes name number `n` of prefix `prefix` (an index into [`PREFIXES`]).
-fn write_name(f: &mut fmt::Formatter<'_>, prefix: usize, n: u32) -> fmt::Result {
+#[inline]
+fn put_name(out: &mut Out, prefix: usize, n: u32) {
     let n = n as usize;
-    if n < NAMED {
-        let base = (prefix * NAMED + n) * SLOT;
-        if let Some(s) = NAMES.get(base..base + PREFIXES[prefix].len() + decimal_len(n)) {
-            return f.write_str(s);
+    match NAMES.get(prefix * NAMED + n).filter(|_| n < NAMED) {
+        Some(slot) => out.slot(slot, PREFIXES[prefix].len() + decimal_len(n)),
+        None => {
+            out.str(PREFIXES[prefix]);
+            n.put(out);
         }
     }
-    f.write_str(PREFIXES[prefix])?;
-    f.write_str(digits(n as u32, &mut [0; 10]))
+}
+
+/// The name as text, for `Display` (not on the emitter's path).
+fn name(prefix: usize, n: u32) -> String {
+    let mut out = Out::with_capacity(SLOT);
+    put_name(&mut out, prefix, n);
+    out.take()
+}
+
+impl Operand for Reg {
+    #[inline]
+    fn put(&self, out: &mut Out) {
+        put_name(out, self.class.index(), self.n)
+    }
 }
 
 impl fmt::Display for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_name(f, self.class.index(), self.n)
+        f.write_str(&name(self.class.index(), self.n))
     }
 }
 
@@ -178,85 +176,51 @@ impl fmt::Display for Reg {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Label(u32);
 
+impl Operand for Label {
+    #[inline]
+    fn put(&self, out: &mut Out) {
+        put_name(out, LABEL_PREFIX, self.0)
+    }
+}
+
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_name(f, LABEL_PREFIX, self.0)
+        f.write_str(&name(LABEL_PREFIX, self.0))
     }
 }
 
-/// Bytes of the line buffer: longer lines (none the lowering writes) take the slow path.
-const LINE: usize = 256;
+/// The optional predicate destination of a `shfl`: `|%p3` when it is wanted, nothing otherwise.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct OrPred(pub Option<Reg>);
 
-/// A line being formatted into [`Emitter`]'s line buffer. Pieces of up to 32 bytes (nearly all:
-/// register names, opcodes, punctuation) are copied with fixed-size moves instead of a `memcpy`
-/// call each, and the finished line reaches the body in one copy.
-struct LineSink<'a> {
-    buf: &'a mut [u8; LINE],
-    len: usize,
-}
-
-impl fmt::Write for LineSink<'_> {
-    #[inline]
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let src = s.as_bytes();
-        let (at, n) = (self.len, src.len());
-        let dst = self.buf.get_mut(at..at + n).ok_or(fmt::Error)?;
-        copy_small(dst, src);
-        self.len = at + n;
-        Ok(())
-    }
-}
-
-/// `dst.copy_from_slice(src)` (equal lengths) with fixed-size moves up to 32 bytes: two
-/// overlapping 16-, 8- or 4-byte moves, or single bytes.
-#[inline]
-fn copy_small(dst: &mut [u8], src: &[u8]) {
-    let n = src.len();
-    if (16..=32).contains(&n) {
-        move_n::<16>(dst, src, 0);
-        move_n::<16>(dst, src, n - 16);
-    } else if (8..16).contains(&n) {
-        move_n::<8>(dst, src, 0);
-        move_n::<8>(dst, src, n - 8);
-    } else if (4..8).contains(&n) {
-        move_n::<4>(dst, src, 0);
-        move_n::<4>(dst, src, n - 4);
-    } else if n < 4 {
-        for (d, s) in dst.iter_mut().zip(src).take(3) {
-            *d = *s;
-        }
-    } else {
-        dst.copy_from_slice(src);
-    }
-}
-
-/// `dst[at..at + N] = src[at..at + N]`.
-#[inline(always)]
-fn move_n<const N: usize>(dst: &mut [u8], src: &[u8], at: usize) {
-    if let (Some(d), Some(s)) = (dst.get_mut(at..at + N), src.get(at..at + N)) {
-        if let (Ok(d), Ok(s)) = (<&mut [u8; N]>::try_from(d), <&[u8; N]>::try_from(s)) {
-            *d = *s;
+impl Operand for OrPred {
+    fn put(&self, out: &mut Out) {
+        if let Some(p) = self.0 {
+            out.str("|");
+            p.put(out);
         }
     }
 }
 
-/// The body as `fmt::Write` (the slow path of lines longer than [`LINE`]).
-struct BodySink<'a>(&'a mut Vec<u8>);
+/// A two-register vector, `{%r1, %r2}`.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Pair(pub Reg, pub Reg);
 
-impl fmt::Write for BodySink<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
+impl Operand for Pair {
+    fn put(&self, out: &mut Out) {
+        out.str("{");
+        self.0.put(out);
+        out.str(", ");
+        self.1.put(out);
+        out.str("}");
     }
 }
 
 /// The instruction stream of one entry being written.
 pub(crate) struct Emitter {
     pub target: Sm,
-    /// The lines so far (UTF-8: only `&str` pieces are ever written).
-    body: Vec<u8>,
-    /// The line being formatted.
-    line: [u8; LINE],
+    /// The lines so far.
+    out: Out,
     counts: [u32; 5],
     labels: u32,
     /// The `.version` the target and the features used so far need.
@@ -265,14 +229,7 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     pub(crate) fn new(target: Sm) -> Emitter {
-        Emitter {
-            target,
-            body: Vec::with_capacity(32 * 1024),
-            line: [0; LINE],
-            counts: [0; 5],
-            labels: 0,
-            version: target.min_version(),
-        }
+        Emitter { target, out: Out::with_capacity(32 * 1024), counts: [0; 5], labels: 0, version: target.min_version() }
     }
 
     /// A fresh register.
@@ -291,32 +248,21 @@ impl Emitter {
 
     /// Places a label here.
     pub(crate) fn place(&mut self, l: Label) {
-        self.line_of("", format_args!("{l}"), ":\n");
+        put_line!(self, "{}:\n", l);
     }
 
-    /// Writes one instruction (the `;` and newline are added).
-    pub(crate) fn ins(&mut self, args: fmt::Arguments<'_>) {
-        self.line_of("\t", args, ";\n");
+    /// Appends a literal piece and an operand (what [`crate::text::put_line`] writes a line
+    /// with).
+    #[inline]
+    pub(crate) fn put<T: Operand + ?Sized>(&mut self, piece: &str, operand: &T) {
+        self.out.str(piece);
+        operand.put(&mut self.out);
     }
 
-    /// Writes a comment line.
-    pub(crate) fn comment(&mut self, args: fmt::Arguments<'_>) {
-        self.line_of("\t// ", args, "\n");
-    }
-
-    /// Writes `head`, `args` and `tail` as one line: formatted in the line buffer, then copied.
-    fn line_of(&mut self, head: &str, args: fmt::Arguments<'_>, tail: &str) {
-        let mut line = LineSink { buf: &mut self.line, len: 0 };
-        let fits = line.write_str(head).is_ok() && line.write_fmt(args).is_ok() && line.write_str(tail).is_ok();
-        if fits {
-            let len = line.len;
-            self.body.extend_from_slice(&self.line[..len]);
-        } else {
-            let mut body = BodySink(&mut self.body);
-            let _ = body.write_str(head);
-            let _ = body.write_fmt(args);
-            let _ = body.write_str(tail);
-        }
+    /// Appends a literal piece.
+    #[inline]
+    pub(crate) fn put_str(&mut self, piece: &str) {
+        self.out.str(piece);
     }
 
     /// The `.reg` declarations of every register used.
@@ -333,16 +279,11 @@ impl Emitter {
 
     /// The instructions written so far.
     pub(crate) fn take_body(&mut self) -> String {
-        let body = core::mem::take(&mut self.body);
-        String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        self.out.take()
     }
 }
 
-/// `ins!(e, "add.s32 {}, {}, {}", d, a, b)` writes one instruction.
-macro_rules! ins {
-    ($e:expr, $($t:tt)*) => { $e.ins(format_args!($($t)*)) };
-}
-pub(crate) use ins;
+pub(crate) use crate::text::{comment, ins};
 
 /// The PTX type suffix for arithmetic on a scalar (`s32 u32 s64 u64 f32 f64`; bool `pred`).
 pub(crate) fn arith(s: ScalarType) -> &'static str {
@@ -367,15 +308,27 @@ pub(crate) fn bits(s: ScalarType) -> &'static str {
 }
 
 /// An immediate of a scalar in PTX syntax (`42`, `0f3F800000`, `0d3FF0000000000000`).
-pub(crate) fn imm(s: ScalarType, bits: u64) -> String {
-    match s {
-        ScalarType::Bool => format!("{}", bits & 1),
-        ScalarType::I32 => format!("{}", bits as u32 as i32),
-        ScalarType::U32 => format!("{}", bits as u32),
-        ScalarType::I64 => format!("{}", bits as i64),
-        ScalarType::U64 => format!("{bits}"),
-        ScalarType::F32 => format!("0f{:08X}", bits as u32),
-        ScalarType::F64 => format!("0d{bits:016X}"),
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Immediate(pub ScalarType, pub u64);
+
+impl Operand for Immediate {
+    fn put(&self, out: &mut Out) {
+        let Immediate(s, bits) = *self;
+        match s {
+            ScalarType::Bool => (bits & 1).put(out),
+            ScalarType::I32 => (bits as u32 as i32).put(out),
+            ScalarType::U32 => (bits as u32).put(out),
+            ScalarType::I64 => (bits as i64).put(out),
+            ScalarType::U64 => bits.put(out),
+            ScalarType::F32 => {
+                out.str("0f");
+                Hex8(bits as u32).put(out)
+            }
+            ScalarType::F64 => {
+                out.str("0d");
+                Hex16(bits).put(out)
+            }
+        }
     }
 }
 
@@ -403,16 +356,37 @@ mod tests {
         let r = e.reg(Class::B32);
         for n in 0..40 {
             let piece = "x".repeat(n);
-            ins!(e, "mov.b32 {r}, {piece}");
+            ins!(e, "mov.b32 {}, {}", r, piece);
         }
-        let long = "y".repeat(2 * LINE);
-        e.comment(format_args!("{long}"));
+        let long = "y".repeat(10_000);
+        comment!(e, "{}", long);
         e.place(Label(7));
         let mut want = String::new();
         for n in 0..40 {
             want.push_str(&format!("\tmov.b32 %r0, {}\n", "x".repeat(n)).replace('\n', ";\n"));
         }
         want.push_str(&format!("\t// {long}\n$L7:\n"));
+        assert_eq!(e.take_body(), want);
+    }
+
+    #[test]
+    fn immediates_read_as_ptx_writes_them() {
+        let mut e = Emitter::new(Sm::Sm90);
+        let r = e.reg(Class::B64);
+        let cases = [
+            (ScalarType::Bool, 3, "1"),
+            (ScalarType::I32, u64::from(u32::MAX), "-1"),
+            (ScalarType::U32, u64::MAX, "4294967295"),
+            (ScalarType::I64, u64::MAX, "-1"),
+            (ScalarType::U64, u64::MAX, "18446744073709551615"),
+            (ScalarType::F32, u64::from(1f32.to_bits()), "0f3F800000"),
+            (ScalarType::F64, 1f64.to_bits(), "0d3FF0000000000000"),
+        ];
+        let mut want = String::new();
+        for (s, bits, text) in cases {
+            ins!(e, "mov {}, {}", Pair(r, r), Immediate(s, bits));
+            want.push_str(&format!("\tmov {{%rd0, %rd0}}, {text};\n"));
+        }
         assert_eq!(e.take_body(), want);
     }
 }

@@ -17,6 +17,7 @@ mod emit;
 mod lower;
 mod scalar;
 mod target;
+mod text;
 mod warp;
 
 pub use lower::grid_for;

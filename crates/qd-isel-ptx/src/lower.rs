@@ -12,7 +12,7 @@
 //! Memory operations (addresses, loads, stores, atomics) are lowered here too; scalar arithmetic
 //! is in `scalar.rs`, warp and block ops in `warp.rs`.
 
-use crate::emit::{bits, ins, Class, Emitter, Label, Reg};
+use crate::emit::{bits, comment, ins, Class, Emitter, Label, Reg};
 use crate::scalar::ScalarOp;
 use crate::target::Feature;
 use crate::{scalar, warp, CompileError, PtxKernel, PtxOptions};
@@ -116,15 +116,15 @@ pub(crate) fn lower_kernel(f: &Function, facts: &KernelFacts, opts: &PtxOptions)
         let r = lw.def(p.value);
         match p.ty {
             Type::Ptr(AddrSpace::Global, _) => {
-                ins!(lw.e, "ld.param.u64 {r}, [{}_param_{i}]", f.name);
-                ins!(lw.e, "cvta.to.global.u64 {r}, {r}");
+                ins!(lw.e, "ld.param.u64 {}, [{}_param_{}]", r, f.name, i);
+                ins!(lw.e, "cvta.to.global.u64 {}, {}", r, r);
             }
             Type::Scalar(ScalarType::Bool) => {
                 let tmp = lw.e.reg(Class::B32);
-                ins!(lw.e, "ld.param.u32 {tmp}, [{}_param_{i}]", f.name);
-                ins!(lw.e, "setp.ne.u32 {r}, {tmp}, 0");
+                ins!(lw.e, "ld.param.u32 {}, [{}_param_{}]", tmp, f.name, i);
+                ins!(lw.e, "setp.ne.u32 {}, {}, 0", r, tmp);
             }
-            Type::Scalar(s) => ins!(lw.e, "ld.param.{} {r}, [{}_param_{i}]", crate::emit::arith(s), f.name),
+            Type::Scalar(s) => ins!(lw.e, "ld.param.{} {}, [{}_param_{}]", crate::emit::arith(s), r, f.name, i),
             Type::Ptr(AddrSpace::Shared, _) => {}
         }
     }
@@ -248,7 +248,7 @@ impl Lower<'_> {
         } else {
             self.need(Feature::ActiveMask)?;
             let m = self.e.reg(Class::B32);
-            ins!(self.e, "activemask.b32 {m}");
+            ins!(self.e, "activemask.b32 {}", m);
             Ok(m.to_string())
         }
     }
@@ -261,16 +261,16 @@ impl Lower<'_> {
         }
         let r = self.e.reg(Class::B32);
         let [bx, by, bz] = self.f.launch.block;
-        ins!(self.e, "mov.u32 {r}, %tid.x");
+        ins!(self.e, "mov.u32 {}, %tid.x", r);
         if by > 1 || bz > 1 {
             let y = self.e.reg(Class::B32);
-            ins!(self.e, "mov.u32 {y}, %tid.y");
+            ins!(self.e, "mov.u32 {}, %tid.y", y);
             if bz > 1 {
                 let z = self.e.reg(Class::B32);
-                ins!(self.e, "mov.u32 {z}, %tid.z");
-                ins!(self.e, "mad.lo.u32 {y}, {z}, {by}, {y}");
+                ins!(self.e, "mov.u32 {}, %tid.z", z);
+                ins!(self.e, "mad.lo.u32 {}, {}, {}, {}", y, z, by, y);
             }
-            ins!(self.e, "mad.lo.u32 {r}, {y}, {bx}, {r}");
+            ins!(self.e, "mad.lo.u32 {}, {}, {}, {}", r, y, bx, r);
         }
         // Only cached when computed in the body region, where it dominates everything after.
         if self.region == self.f.body {
@@ -286,17 +286,17 @@ impl Lower<'_> {
         let (addr, end) = (self.e.reg(Class::B32), self.e.reg(Class::B32));
         let p = self.e.reg(Class::Pred);
         let (head, done) = (self.e.label(), self.e.label());
-        self.e.comment(format_args!("zero the {total} bytes of shared memory"));
-        ins!(self.e, "mov.u32 {end}, {}", self.shared_sym);
-        ins!(self.e, "shl.b32 {addr}, {tid}, 2");
-        ins!(self.e, "add.u32 {addr}, {addr}, {end}");
-        ins!(self.e, "add.u32 {end}, {end}, {total}");
+        comment!(self.e, "zero the {} bytes of shared memory", total);
+        ins!(self.e, "mov.u32 {}, {}", end, self.shared_sym);
+        ins!(self.e, "shl.b32 {}, {}, 2", addr, tid);
+        ins!(self.e, "add.u32 {}, {}, {}", addr, addr, end);
+        ins!(self.e, "add.u32 {}, {}, {}", end, end, total);
         self.e.place(head);
-        ins!(self.e, "setp.ge.u32 {p}, {addr}, {end}");
-        ins!(self.e, "@{p} bra {done}");
-        ins!(self.e, "st.shared.u32 [{addr}], 0");
-        ins!(self.e, "add.u32 {addr}, {addr}, {}", threads.saturating_mul(4));
-        ins!(self.e, "bra {head}");
+        ins!(self.e, "setp.ge.u32 {}, {}, {}", p, addr, end);
+        ins!(self.e, "@{} bra {}", p, done);
+        ins!(self.e, "st.shared.u32 [{}], 0", addr);
+        ins!(self.e, "add.u32 {}, {}, {}", addr, addr, threads.saturating_mul(4));
+        ins!(self.e, "bra {}", head);
         self.e.place(done);
         ins!(self.e, "bar.sync 0");
         Ok(())
@@ -346,7 +346,7 @@ impl Lower<'_> {
                 let results: Vec<Reg> = f.inst_results(inst).iter().map(|&v| self.def(v)).collect();
                 let (else_l, end) = (self.e.label(), self.e.label());
                 let uni = if self.is_uniform(args[0]) { ".uni" } else { "" };
-                ins!(self.e, "@!{cond} bra{uni} {else_l}");
+                ins!(self.e, "@!{} bra{} {}", cond, uni, else_l);
                 let regions: Vec<Region> = f.inst_regions(inst).collect();
                 self.frames.push(Frame::If { end, results });
                 // Every arm ends in a terminator that jumps: no branch is needed after it.
@@ -391,7 +391,7 @@ impl Lower<'_> {
                         };
                         let (end, results) = (*end, results.clone());
                         self.parallel_copy(&results, &srcs);
-                        ins!(self.e, "bra.uni {end}");
+                        ins!(self.e, "bra.uni {}", end);
                         Ok(())
                     }
                     T::Break | T::Continue => {
@@ -405,10 +405,10 @@ impl Lower<'_> {
                         };
                         if t == T::Break {
                             self.parallel_copy(&results, &srcs);
-                            ins!(self.e, "bra {exit}");
+                            ins!(self.e, "bra {}", exit);
                         } else {
                             self.parallel_copy(&params, &srcs);
-                            ins!(self.e, "bra {head}");
+                            ins!(self.e, "bra {}", head);
                         }
                         Ok(())
                     }
@@ -425,17 +425,17 @@ impl Lower<'_> {
                 .iter()
                 .map(|&s| {
                     let t = self.e.reg(s.class);
-                    ins!(self.e, "mov.{} {t}, {s}", mov_ty(s.class));
+                    ins!(self.e, "mov.{} {}, {}", mov_ty(s.class), t, s);
                     t
                 })
                 .collect();
             for (d, t) in dsts.iter().zip(tmps) {
-                ins!(self.e, "mov.{} {d}, {t}", mov_ty(d.class));
+                ins!(self.e, "mov.{} {}, {}", mov_ty(d.class), d, t);
             }
         } else {
             for (d, s) in dsts.iter().zip(srcs) {
                 if d != s {
-                    ins!(self.e, "mov.{} {d}, {s}", mov_ty(d.class));
+                    ins!(self.e, "mov.{} {}, {}", mov_ty(d.class), d, s);
                 }
             }
         }
@@ -449,9 +449,9 @@ impl Lower<'_> {
             MemoryOp::SharedAddr => {
                 let Imm::Shared(arr) = data.imm else { return Err(self.internal("malformed immediate")) };
                 let d = self.def(self.result(inst)?);
-                ins!(self.e, "mov.u32 {d}, {}", self.shared_sym);
+                ins!(self.e, "mov.u32 {}, {}", d, self.shared_sym);
                 if self.shared_off[arr] != 0 {
-                    ins!(self.e, "add.u32 {d}, {d}, {}", self.shared_off[arr]);
+                    ins!(self.e, "add.u32 {}, {}, {}", d, d, self.shared_off[arr]);
                 }
                 Ok(())
             }
@@ -465,19 +465,19 @@ impl Lower<'_> {
                     (AddrSpace::Global, 32) => {
                         let w = self.e.reg(Class::B64);
                         let sign = if it.is_signed() { "s32" } else { "u32" };
-                        ins!(self.e, "mul.wide.{sign} {w}, {idx}, {size}");
-                        ins!(self.e, "add.s64 {d}, {p}, {w}");
+                        ins!(self.e, "mul.wide.{} {}, {}, {}", sign, w, idx, size);
+                        ins!(self.e, "add.s64 {}, {}, {}", d, p, w);
                     }
                     (AddrSpace::Global, _) => {
                         let w = self.e.reg(Class::B64);
-                        ins!(self.e, "mul.lo.s64 {w}, {idx}, {size}");
-                        ins!(self.e, "add.s64 {d}, {p}, {w}");
+                        ins!(self.e, "mul.lo.s64 {}, {}, {}", w, idx, size);
+                        ins!(self.e, "add.s64 {}, {}, {}", d, p, w);
                     }
-                    (AddrSpace::Shared, 32) => ins!(self.e, "mad.lo.s32 {d}, {idx}, {size}, {p}"),
+                    (AddrSpace::Shared, 32) => ins!(self.e, "mad.lo.s32 {}, {}, {}, {}", d, idx, size, p),
                     (AddrSpace::Shared, _) => {
                         let lo = self.e.reg(Class::B32);
-                        ins!(self.e, "cvt.u32.u64 {lo}, {idx}");
-                        ins!(self.e, "mad.lo.s32 {d}, {lo}, {size}, {p}");
+                        ins!(self.e, "cvt.u32.u64 {}, {}", lo, idx);
+                        ins!(self.e, "mad.lo.s32 {}, {}, {}, {}", d, lo, size, p);
                     }
                 }
                 Ok(())
@@ -489,10 +489,10 @@ impl Lower<'_> {
                 let d = self.def(self.result(inst)?);
                 if elem == ScalarType::Bool {
                     let b = self.e.reg(Class::B32);
-                    ins!(self.e, "ld.{sp}.u8 {b}, [{p}]");
-                    ins!(self.e, "setp.ne.u32 {d}, {b}, 0");
+                    ins!(self.e, "ld.{}.u8 {}, [{}]", sp, b, p);
+                    ins!(self.e, "setp.ne.u32 {}, {}, 0", d, b);
                 } else {
-                    ins!(self.e, "ld.{sp}.{} {d}, [{p}]", mem_ty(elem));
+                    ins!(self.e, "ld.{}.{} {}, [{}]", sp, mem_ty(elem), d, p);
                 }
                 Ok(())
             }
@@ -502,10 +502,10 @@ impl Lower<'_> {
                 let sp = space_name(space);
                 if elem == ScalarType::Bool {
                     let b = self.e.reg(Class::B32);
-                    ins!(self.e, "selp.u32 {b}, 1, 0, {v}");
-                    ins!(self.e, "st.{sp}.u8 [{p}], {b}");
+                    ins!(self.e, "selp.u32 {}, 1, 0, {}", b, v);
+                    ins!(self.e, "st.{}.u8 [{}], {}", sp, p, b);
                 } else {
-                    ins!(self.e, "st.{sp}.{} [{p}], {v}", mem_ty(elem));
+                    ins!(self.e, "st.{}.{} [{}], {}", sp, mem_ty(elem), p, v);
                 }
                 Ok(())
             }
@@ -524,10 +524,14 @@ impl Lower<'_> {
                 let d = self.def(self.result(inst)?);
                 ins!(
                     self.e,
-                    "atom.relaxed.{}.{}.{}.{ty} {d}, [{p}], {v}",
+                    "atom.relaxed.{}.{}.{}.{} {}, [{}], {}",
                     scope_name(scope),
                     space_name(space),
-                    atom_op(op)
+                    atom_op(op),
+                    ty,
+                    d,
+                    p,
+                    v
                 );
                 Ok(())
             }
@@ -538,10 +542,14 @@ impl Lower<'_> {
                 let d = self.def(self.result(inst)?);
                 ins!(
                     self.e,
-                    "atom.relaxed.{}.{}.cas.{} {d}, [{p}], {c}, {n}",
+                    "atom.relaxed.{}.{}.cas.{} {}, [{}], {}, {}",
                     scope_name(scope),
                     space_name(space),
-                    bits(elem)
+                    bits(elem),
+                    d,
+                    p,
+                    c,
+                    n
                 );
                 Ok(())
             }

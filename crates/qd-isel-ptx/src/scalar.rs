@@ -7,8 +7,9 @@
 //! conversions truncate and saturate (`cvt.rzi`, NaN → 0); shifts of 64-bit values clamp the
 //! amount before narrowing it to the `.u32` PTX wants.
 
-use crate::emit::{arith, bits, imm, ins, Class, Reg};
+use crate::emit::{arith, bits, comment, ins, Class, Immediate, Reg};
 use crate::lower::Lower;
+use crate::text::{Hex16, Hex8};
 use crate::CompileError;
 use qd_mir::{BinOp, UnOp};
 use qd_mir::{CmpCond, Imm, Inst, ScalarType};
@@ -38,10 +39,10 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), 
             let Imm::Const(b) = data.imm else { return Err(lw.internal("malformed constant")) };
             let d = lw.def(res);
             match rt {
-                ScalarType::Bool => ins!(lw.e, "mov.pred {d}, {}", b & 1),
-                ScalarType::I32 | ScalarType::U32 => ins!(lw.e, "mov.b32 {d}, 0x{:08X}", b as u32),
-                ScalarType::I64 | ScalarType::U64 => ins!(lw.e, "mov.b64 {d}, 0x{b:016X}"),
-                ScalarType::F32 | ScalarType::F64 => ins!(lw.e, "mov.{} {d}, {}", arith(rt), imm(rt, b)),
+                ScalarType::Bool => ins!(lw.e, "mov.pred {}, {}", d, b & 1),
+                ScalarType::I32 | ScalarType::U32 => ins!(lw.e, "mov.b32 {}, 0x{}", d, Hex8(b as u32)),
+                ScalarType::I64 | ScalarType::U64 => ins!(lw.e, "mov.b64 {}, 0x{}", d, Hex16(b)),
+                ScalarType::F32 | ScalarType::F64 => ins!(lw.e, "mov.{} {}, {}", arith(rt), d, Immediate(rt, b)),
             }
             Ok(())
         }
@@ -58,7 +59,7 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), 
         ScalarOp::Fma => {
             let (a, b, c) = (lw.r(args[0])?, lw.r(args[1])?, lw.r(args[2])?);
             let d = lw.def(res);
-            ins!(lw.e, "fma.rn.{} {d}, {a}, {b}, {c}", arith(rt));
+            ins!(lw.e, "fma.rn.{} {}, {}, {}, {}", arith(rt), d, a, b, c);
             Ok(())
         }
         ScalarOp::Select => {
@@ -66,11 +67,11 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), 
             let d = lw.def(res);
             if rt == ScalarType::Bool {
                 let (t1, t2) = (lw.e.reg(Class::Pred), lw.e.reg(Class::Pred));
-                ins!(lw.e, "and.pred {t1}, {c}, {a}");
-                ins!(lw.e, "and.pred {t2}, !{c}, {b}");
-                ins!(lw.e, "or.pred {d}, {t1}, {t2}");
+                ins!(lw.e, "and.pred {}, {}, {}", t1, c, a);
+                ins!(lw.e, "and.pred {}, !{}, {}", t2, c, b);
+                ins!(lw.e, "or.pred {}, {}, {}", d, t1, t2);
             } else {
-                ins!(lw.e, "selp.{} {d}, {a}, {b}, {c}", sel_ty(lw, args[1]));
+                ins!(lw.e, "selp.{} {}, {}, {}, {}", sel_ty(lw, args[1]), d, a, b, c);
             }
             Ok(())
         }
@@ -91,7 +92,7 @@ pub(crate) fn lower(lw: &mut Lower<'_>, inst: Inst, op: ScalarOp) -> Result<(), 
         ScalarOp::Bitcast => {
             let a = lw.r(args[0])?;
             let d = lw.def(res);
-            ins!(lw.e, "mov.{} {d}, {a}", bits(rt));
+            ins!(lw.e, "mov.{} {}, {}", bits(rt), d, a);
             Ok(())
         }
     }
@@ -107,9 +108,9 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, d: Reg, a: Re
     let ty = arith(t);
     match t {
         ScalarType::Bool => match op {
-            BinOp::And => ins!(lw.e, "and.pred {d}, {a}, {b}"),
-            BinOp::Or => ins!(lw.e, "or.pred {d}, {a}, {b}"),
-            BinOp::Xor => ins!(lw.e, "xor.pred {d}, {a}, {b}"),
+            BinOp::And => ins!(lw.e, "and.pred {}, {}, {}", d, a, b),
+            BinOp::Or => ins!(lw.e, "or.pred {}, {}, {}", d, a, b),
+            BinOp::Xor => ins!(lw.e, "xor.pred {}, {}, {}", d, a, b),
             BinOp::Add
             | BinOp::Sub
             | BinOp::Mul
@@ -121,10 +122,10 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, d: Reg, a: Re
             | BinOp::Shr => return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects"))),
         },
         ScalarType::F32 | ScalarType::F64 => match op {
-            BinOp::Add => ins!(lw.e, "add.rn.{ty} {d}, {a}, {b}"),
-            BinOp::Sub => ins!(lw.e, "sub.rn.{ty} {d}, {a}, {b}"),
-            BinOp::Mul => ins!(lw.e, "mul.rn.{ty} {d}, {a}, {b}"),
-            BinOp::Div => ins!(lw.e, "div.rn.{ty} {d}, {a}, {b}"),
+            BinOp::Add => ins!(lw.e, "add.rn.{} {}, {}, {}", ty, d, a, b),
+            BinOp::Sub => ins!(lw.e, "sub.rn.{} {}, {}, {}", ty, d, a, b),
+            BinOp::Mul => ins!(lw.e, "mul.rn.{} {}, {}, {}", ty, d, a, b),
+            BinOp::Div => ins!(lw.e, "div.rn.{} {}, {}, {}", ty, d, a, b),
             BinOp::Rem => fmod(lw, t, d, a, b),
             BinOp::Min | BinOp::Max => min_max_float(lw, op == BinOp::Min, t, d, a, b),
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => {
@@ -134,31 +135,31 @@ pub(crate) fn binary(lw: &mut Lower<'_>, op: BinOp, t: ScalarType, d: Reg, a: Re
         ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64 => {
             let bt = bits(t);
             match op {
-                BinOp::Add => ins!(lw.e, "add.{ty} {d}, {a}, {b}"),
-                BinOp::Sub => ins!(lw.e, "sub.{ty} {d}, {a}, {b}"),
-                BinOp::Mul => ins!(lw.e, "mul.lo.{ty} {d}, {a}, {b}"),
-                BinOp::Div => ins!(lw.e, "div.{ty} {d}, {a}, {b}"),
-                BinOp::Rem => ins!(lw.e, "rem.{ty} {d}, {a}, {b}"),
-                BinOp::Min => ins!(lw.e, "min.{ty} {d}, {a}, {b}"),
-                BinOp::Max => ins!(lw.e, "max.{ty} {d}, {a}, {b}"),
-                BinOp::And => ins!(lw.e, "and.{bt} {d}, {a}, {b}"),
-                BinOp::Or => ins!(lw.e, "or.{bt} {d}, {a}, {b}"),
-                BinOp::Xor => ins!(lw.e, "xor.{bt} {d}, {a}, {b}"),
+                BinOp::Add => ins!(lw.e, "add.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Sub => ins!(lw.e, "sub.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Mul => ins!(lw.e, "mul.lo.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Div => ins!(lw.e, "div.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Rem => ins!(lw.e, "rem.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Min => ins!(lw.e, "min.{} {}, {}, {}", ty, d, a, b),
+                BinOp::Max => ins!(lw.e, "max.{} {}, {}, {}", ty, d, a, b),
+                BinOp::And => ins!(lw.e, "and.{} {}, {}, {}", bt, d, a, b),
+                BinOp::Or => ins!(lw.e, "or.{} {}, {}, {}", bt, d, a, b),
+                BinOp::Xor => ins!(lw.e, "xor.{} {}, {}, {}", bt, d, a, b),
                 BinOp::Shl | BinOp::Shr => {
                     // PTX shifts take a .u32 amount and clamp it at the width: exactly the MIR
                     // rule once a 64-bit amount is clamped before it is narrowed.
                     let amt = if t.bits() == 64 {
                         let (c, n) = (lw.e.reg(Class::B64), lw.e.reg(Class::B32));
-                        ins!(lw.e, "min.u64 {c}, {b}, 64");
-                        ins!(lw.e, "cvt.u32.u64 {n}, {c}");
+                        ins!(lw.e, "min.u64 {}, {}, 64", c, b);
+                        ins!(lw.e, "cvt.u32.u64 {}, {}", n, c);
                         n
                     } else {
                         b
                     };
                     if op == BinOp::Shl {
-                        ins!(lw.e, "shl.{bt} {d}, {a}, {amt}");
+                        ins!(lw.e, "shl.{} {}, {}, {}", bt, d, a, amt);
                     } else {
-                        ins!(lw.e, "shr.{ty} {d}, {a}, {amt}");
+                        ins!(lw.e, "shr.{} {}, {}, {}", ty, d, a, amt);
                     }
                 }
             }
@@ -175,12 +176,12 @@ fn min_max_float(lw: &mut Lower<'_>, is_min: bool, t: ScalarType, d: Reg, a: Reg
     let bt = bits(t);
     let (q, ra, rb) = (lw.e.reg(Class::Pred), lw.e.reg(bc), lw.e.reg(bc));
     let name = if is_min { "min" } else { "max" };
-    ins!(lw.e, "{name}.{ty} {d}, {a}, {b}");
-    ins!(lw.e, "setp.eq.{ty} {q}, {a}, {b}");
-    ins!(lw.e, "mov.{bt} {ra}, {a}");
-    ins!(lw.e, "mov.{bt} {rb}, {b}");
-    ins!(lw.e, "{}.{bt} {ra}, {ra}, {rb}", if is_min { "or" } else { "and" });
-    ins!(lw.e, "@{q} mov.{bt} {d}, {ra}");
+    ins!(lw.e, "{}.{} {}, {}, {}", name, ty, d, a, b);
+    ins!(lw.e, "setp.eq.{} {}, {}, {}", ty, q, a, b);
+    ins!(lw.e, "mov.{} {}, {}", bt, ra, a);
+    ins!(lw.e, "mov.{} {}, {}", bt, rb, b);
+    ins!(lw.e, "{}.{} {}, {}, {}", if is_min { "or" } else { "and" }, bt, ra, ra, rb);
+    ins!(lw.e, "@{} mov.{} {}, {}", q, bt, d, ra);
 }
 
 /// Exact `fmod` (the sign of the dividend): long division by `|y| · 2^k`, largest `k` first.
@@ -205,40 +206,40 @@ fn fmod(lw: &mut Lower<'_>, t: ScalarType, d: Reg, x: Reg, y: Reg) {
     let (p, q) = (lw.e.reg(Class::Pred), lw.e.reg(Class::Pred));
     let (rb, xb) = (lw.e.reg(bc), lw.e.reg(bc));
     let (bad, end, up, down, sign_l) = (lw.e.label(), lw.e.label(), lw.e.label(), lw.e.label(), lw.e.label());
-    lw.e.comment(format_args!("fmod {d} = {x} rem {y}"));
-    ins!(lw.e, "abs.{ty} {ax}, {x}");
-    ins!(lw.e, "abs.{ty} {ay}, {y}");
-    ins!(lw.e, "mov.{ty} {d}, {x}");
-    ins!(lw.e, "setp.nan.{ty} {p}, {x}, {y}");
-    ins!(lw.e, "setp.eq.or.{ty} {p}, {ax}, {inf}, {p}");
-    ins!(lw.e, "setp.eq.or.{ty} {p}, {ay}, {zero}, {p}");
-    ins!(lw.e, "@{p} bra {bad}");
-    ins!(lw.e, "setp.lt.{ty} {p}, {ax}, {ay}");
-    ins!(lw.e, "@{p} bra {end}");
-    ins!(lw.e, "mov.{ty} {r}, {ax}");
-    ins!(lw.e, "mov.{ty} {tt}, {ay}");
+    comment!(lw.e, "fmod {} = {} rem {}", d, x, y);
+    ins!(lw.e, "abs.{} {}, {}", ty, ax, x);
+    ins!(lw.e, "abs.{} {}, {}", ty, ay, y);
+    ins!(lw.e, "mov.{} {}, {}", ty, d, x);
+    ins!(lw.e, "setp.nan.{} {}, {}, {}", ty, p, x, y);
+    ins!(lw.e, "setp.eq.or.{} {}, {}, {}, {}", ty, p, ax, inf, p);
+    ins!(lw.e, "setp.eq.or.{} {}, {}, {}, {}", ty, p, ay, zero, p);
+    ins!(lw.e, "@{} bra {}", p, bad);
+    ins!(lw.e, "setp.lt.{} {}, {}, {}", ty, p, ax, ay);
+    ins!(lw.e, "@{} bra {}", p, end);
+    ins!(lw.e, "mov.{} {}, {}", ty, r, ax);
+    ins!(lw.e, "mov.{} {}, {}", ty, tt, ay);
     lw.e.place(up);
-    ins!(lw.e, "mul.rn.{ty} {t2}, {tt}, {two}");
-    ins!(lw.e, "setp.le.{ty} {q}, {t2}, {r}");
-    ins!(lw.e, "@!{q} bra {down}");
-    ins!(lw.e, "mov.{ty} {tt}, {t2}");
-    ins!(lw.e, "bra {up}");
+    ins!(lw.e, "mul.rn.{} {}, {}, {}", ty, t2, tt, two);
+    ins!(lw.e, "setp.le.{} {}, {}, {}", ty, q, t2, r);
+    ins!(lw.e, "@!{} bra {}", q, down);
+    ins!(lw.e, "mov.{} {}, {}", ty, tt, t2);
+    ins!(lw.e, "bra {}", up);
     lw.e.place(down);
-    ins!(lw.e, "setp.ge.{ty} {q}, {r}, {tt}");
-    ins!(lw.e, "@{q} sub.rn.{ty} {r}, {r}, {tt}");
-    ins!(lw.e, "setp.eq.{ty} {q}, {tt}, {ay}");
-    ins!(lw.e, "@{q} bra {sign_l}");
-    ins!(lw.e, "mul.rn.{ty} {tt}, {tt}, {half}");
-    ins!(lw.e, "bra {down}");
+    ins!(lw.e, "setp.ge.{} {}, {}, {}", ty, q, r, tt);
+    ins!(lw.e, "@{} sub.rn.{} {}, {}, {}", q, ty, r, r, tt);
+    ins!(lw.e, "setp.eq.{} {}, {}, {}", ty, q, tt, ay);
+    ins!(lw.e, "@{} bra {}", q, sign_l);
+    ins!(lw.e, "mul.rn.{} {}, {}, {}", ty, tt, tt, half);
+    ins!(lw.e, "bra {}", down);
     lw.e.place(sign_l);
-    ins!(lw.e, "mov.{bt} {rb}, {r}");
-    ins!(lw.e, "mov.{bt} {xb}, {x}");
-    ins!(lw.e, "and.{bt} {xb}, {xb}, {sign}");
-    ins!(lw.e, "or.{bt} {rb}, {rb}, {xb}");
-    ins!(lw.e, "mov.{bt} {d}, {rb}");
-    ins!(lw.e, "bra {end}");
+    ins!(lw.e, "mov.{} {}, {}", bt, rb, r);
+    ins!(lw.e, "mov.{} {}, {}", bt, xb, x);
+    ins!(lw.e, "and.{} {}, {}, {}", bt, xb, xb, sign);
+    ins!(lw.e, "or.{} {}, {}, {}", bt, rb, rb, xb);
+    ins!(lw.e, "mov.{} {}, {}", bt, d, rb);
+    ins!(lw.e, "bra {}", end);
     lw.e.place(bad);
-    ins!(lw.e, "mov.{ty} {d}, {nan}");
+    ins!(lw.e, "mov.{} {}, {}", ty, d, nan);
     lw.e.place(end);
 }
 
@@ -252,32 +253,32 @@ pub(crate) fn unary(lw: &mut Lower<'_>, op: UnOp, t: ScalarType, d: Reg, a: Reg)
         ScalarType::Bool | ScalarType::F32 | ScalarType::F64 => ty,
     };
     match (op, t) {
-        (UnOp::Not, ScalarType::Bool) => ins!(lw.e, "not.pred {d}, {a}"),
+        (UnOp::Not, ScalarType::Bool) => ins!(lw.e, "not.pred {}, {}", d, a),
         (UnOp::Neg | UnOp::Abs | UnOp::Sqrt | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::Bool) => {
             return Err(lw.internal(format!("{op:?} on bool, which the verifier rejects")))
         }
         // Floats: on the sign bit alone (`neg.f32`/`abs.f32` return an unspecified NaN for a NaN
         // input; the MIR flips or clears the sign of NaNs too).
-        (UnOp::Neg, ScalarType::F32) => ins!(lw.e, "xor.b32 {d}, {a}, 0x80000000"),
-        (UnOp::Neg, ScalarType::F64) => ins!(lw.e, "xor.b64 {d}, {a}, 0x8000000000000000"),
-        (UnOp::Abs, ScalarType::F32) => ins!(lw.e, "and.b32 {d}, {a}, 0x7FFFFFFF"),
-        (UnOp::Abs, ScalarType::F64) => ins!(lw.e, "and.b64 {d}, {a}, 0x7FFFFFFFFFFFFFFF"),
-        (UnOp::Neg, _) => ins!(lw.e, "neg.{signed} {d}, {a}"),
-        (UnOp::Abs, ScalarType::U32 | ScalarType::U64) => ins!(lw.e, "mov.{bt} {d}, {a}"),
-        (UnOp::Abs, _) => ins!(lw.e, "abs.{ty} {d}, {a}"),
-        (UnOp::Sqrt, ScalarType::F32 | ScalarType::F64) => ins!(lw.e, "sqrt.rn.{ty} {d}, {a}"),
+        (UnOp::Neg, ScalarType::F32) => ins!(lw.e, "xor.b32 {}, {}, 0x80000000", d, a),
+        (UnOp::Neg, ScalarType::F64) => ins!(lw.e, "xor.b64 {}, {}, 0x8000000000000000", d, a),
+        (UnOp::Abs, ScalarType::F32) => ins!(lw.e, "and.b32 {}, {}, 0x7FFFFFFF", d, a),
+        (UnOp::Abs, ScalarType::F64) => ins!(lw.e, "and.b64 {}, {}, 0x7FFFFFFFFFFFFFFF", d, a),
+        (UnOp::Neg, _) => ins!(lw.e, "neg.{} {}, {}", signed, d, a),
+        (UnOp::Abs, ScalarType::U32 | ScalarType::U64) => ins!(lw.e, "mov.{} {}, {}", bt, d, a),
+        (UnOp::Abs, _) => ins!(lw.e, "abs.{} {}, {}", ty, d, a),
+        (UnOp::Sqrt, ScalarType::F32 | ScalarType::F64) => ins!(lw.e, "sqrt.rn.{} {}, {}", ty, d, a),
         (UnOp::Not | UnOp::Clz | UnOp::Popcount | UnOp::Bitrev, ScalarType::F32 | ScalarType::F64)
         | (UnOp::Sqrt, _) => return Err(lw.internal(format!("{op:?} on {t}, which the verifier rejects"))),
-        (UnOp::Not, _) => ins!(lw.e, "not.{bt} {d}, {a}"),
-        (UnOp::Bitrev, _) => ins!(lw.e, "brev.{bt} {d}, {a}"),
+        (UnOp::Not, _) => ins!(lw.e, "not.{} {}, {}", bt, d, a),
+        (UnOp::Bitrev, _) => ins!(lw.e, "brev.{} {}, {}", bt, d, a),
         (UnOp::Clz | UnOp::Popcount, _) => {
             let name = if op == UnOp::Clz { "clz" } else { "popc" };
             if t.bits() == 64 {
                 let n = lw.e.reg(Class::B32);
-                ins!(lw.e, "{name}.b64 {n}, {a}");
-                ins!(lw.e, "cvt.u64.u32 {d}, {n}");
+                ins!(lw.e, "{}.b64 {}, {}", name, n, a);
+                ins!(lw.e, "cvt.u64.u32 {}, {}", d, n);
             } else {
-                ins!(lw.e, "{name}.b32 {d}, {a}");
+                ins!(lw.e, "{}.b32 {}, {}", name, d, a);
             }
         }
     }
@@ -296,10 +297,10 @@ pub(crate) fn compare(
     if t == ScalarType::Bool {
         match cond {
             CmpCond::Eq => {
-                ins!(lw.e, "xor.pred {d}, {a}, {b}");
-                ins!(lw.e, "not.pred {d}, {d}");
+                ins!(lw.e, "xor.pred {}, {}, {}", d, a, b);
+                ins!(lw.e, "not.pred {}, {}", d, d);
             }
-            CmpCond::Ne => ins!(lw.e, "xor.pred {d}, {a}, {b}"),
+            CmpCond::Ne => ins!(lw.e, "xor.pred {}, {}, {}", d, a, b),
             CmpCond::Lt | CmpCond::Le | CmpCond::Gt | CmpCond::Ge => {
                 return Err(lw.internal("an ordered comparison of bools, which the verifier rejects"))
             }
@@ -315,7 +316,7 @@ pub(crate) fn compare(
         CmpCond::Gt => "gt",
         CmpCond::Ge => "ge",
     };
-    ins!(lw.e, "setp.{c}.{} {d}, {a}, {b}", arith(t));
+    ins!(lw.e, "setp.{}.{} {}, {}, {}", c, arith(t), d, a, b);
     Ok(())
 }
 
@@ -323,28 +324,28 @@ pub(crate) fn compare(
 pub(crate) fn cast(lw: &mut Lower<'_>, from: ScalarType, to: ScalarType, d: Reg, a: Reg) {
     use ScalarType as S;
     match (from, to) {
-        _ if from == to => ins!(lw.e, "mov.{} {d}, {a}", bits(to)),
-        (S::Bool, S::F32) => ins!(lw.e, "selp.f32 {d}, 0f3F800000, 0f00000000, {a}"),
-        (S::Bool, S::F64) => ins!(lw.e, "selp.f64 {d}, 0d3FF0000000000000, 0d0000000000000000, {a}"),
-        (S::Bool, _) => ins!(lw.e, "selp.{} {d}, 1, 0, {a}", bits(to)),
-        (S::F32, S::Bool) => ins!(lw.e, "setp.neu.f32 {d}, {a}, 0f00000000"),
-        (S::F64, S::Bool) => ins!(lw.e, "setp.neu.f64 {d}, {a}, 0d0000000000000000"),
-        (_, S::Bool) => ins!(lw.e, "setp.ne.{} {d}, {a}, 0", bits(from)),
-        (S::F32, S::F64) => ins!(lw.e, "cvt.f64.f32 {d}, {a}"),
-        (S::F64, S::F32) => ins!(lw.e, "cvt.rn.f32.f64 {d}, {a}"),
+        _ if from == to => ins!(lw.e, "mov.{} {}, {}", bits(to), d, a),
+        (S::Bool, S::F32) => ins!(lw.e, "selp.f32 {}, 0f3F800000, 0f00000000, {}", d, a),
+        (S::Bool, S::F64) => ins!(lw.e, "selp.f64 {}, 0d3FF0000000000000, 0d0000000000000000, {}", d, a),
+        (S::Bool, _) => ins!(lw.e, "selp.{} {}, 1, 0, {}", bits(to), d, a),
+        (S::F32, S::Bool) => ins!(lw.e, "setp.neu.f32 {}, {}, 0f00000000", d, a),
+        (S::F64, S::Bool) => ins!(lw.e, "setp.neu.f64 {}, {}, 0d0000000000000000", d, a),
+        (_, S::Bool) => ins!(lw.e, "setp.ne.{} {}, {}, 0", bits(from), d, a),
+        (S::F32, S::F64) => ins!(lw.e, "cvt.f64.f32 {}, {}", d, a),
+        (S::F64, S::F32) => ins!(lw.e, "cvt.rn.f32.f64 {}, {}", d, a),
         (S::F32 | S::F64, _) => {
             // `cvt.rzi` truncates and saturates; NaN → 0 is made explicit (the 64-bit forms
             // return INT64_MIN for NaN on sm_90).
             let q = lw.e.reg(Class::Pred);
-            ins!(lw.e, "cvt.rzi.{}.{} {d}, {a}", arith(to), arith(from));
-            ins!(lw.e, "setp.nan.{} {q}, {a}, {a}", arith(from));
-            ins!(lw.e, "@{q} mov.{} {d}, 0", bits(to));
+            ins!(lw.e, "cvt.rzi.{}.{} {}, {}", arith(to), arith(from), d, a);
+            ins!(lw.e, "setp.nan.{} {}, {}, {}", arith(from), q, a, a);
+            ins!(lw.e, "@{} mov.{} {}, 0", q, bits(to), d);
         }
-        (_, S::F32 | S::F64) => ins!(lw.e, "cvt.rn.{}.{} {d}, {a}", arith(to), arith(from)),
-        _ if from.bits() == to.bits() => ins!(lw.e, "mov.{} {d}, {a}", bits(to)),
+        (_, S::F32 | S::F64) => ins!(lw.e, "cvt.rn.{}.{} {}, {}", arith(to), arith(from), d, a),
+        _ if from.bits() == to.bits() => ins!(lw.e, "mov.{} {}, {}", bits(to), d, a),
         _ if from.bits() < to.bits() => {
-            ins!(lw.e, "cvt.{}.{} {d}, {a}", if from.is_signed() { "s64" } else { "u64" }, arith(from))
+            ins!(lw.e, "cvt.{}.{} {}, {}", if from.is_signed() { "s64" } else { "u64" }, arith(from), d, a)
         }
-        _ => ins!(lw.e, "cvt.u32.u64 {d}, {a}"),
+        _ => ins!(lw.e, "cvt.u32.u64 {}, {}", d, a),
     }
 }

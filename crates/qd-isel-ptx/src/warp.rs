@@ -16,10 +16,11 @@
 //!   values (`shfl.sync.idx`, the identity for inactive lanes) and runs the same tree on them in
 //!   registers, so results stay bit-identical to the interpreter.
 
-use crate::emit::{arith, bits, ins, Class, Reg};
+use crate::emit::{arith, bits, ins, Class, Immediate, OrPred, Pair, Reg};
 use crate::lower::{mov_ty, Lower};
 use crate::scalar;
 use crate::target::Feature;
+use crate::text::{Hex, Hex16, Hex8};
 use crate::{CompileError, ReduceStrategy};
 use qd_mir::eval::identity;
 use qd_mir::BinOp;
@@ -47,18 +48,18 @@ pub(crate) fn index(lw: &mut Lower<'_>, inst: Inst, op: IndexOp) -> Result<(), C
         IndexOp::GridDim => "%nctaid",
         IndexOp::LaneId => {
             let d = lw.def(res);
-            ins!(lw.e, "mov.u32 {d}, %laneid");
+            ins!(lw.e, "mov.u32 {}, %laneid", d);
             return Ok(());
         }
         IndexOp::SubgroupId => {
             let tid = lw.linear_tid();
             let d = lw.def(res);
-            ins!(lw.e, "shr.u32 {d}, {tid}, 5");
+            ins!(lw.e, "shr.u32 {}, {}, 5", d, tid);
             return Ok(());
         }
         IndexOp::SubgroupSize => {
             let d = lw.def(res);
-            ins!(lw.e, "mov.b32 {d}, 32");
+            ins!(lw.e, "mov.b32 {}, 32", d);
             return Ok(());
         }
         IndexOp::LaneMask(m) => {
@@ -70,15 +71,15 @@ pub(crate) fn index(lw: &mut Lower<'_>, inst: Inst, op: IndexOp) -> Result<(), C
                 LaneMask::Gt => "%lanemask_gt",
             };
             let r = lw.e.reg(Class::B32);
-            ins!(lw.e, "mov.u32 {r}, {sreg}");
+            ins!(lw.e, "mov.u32 {}, {}", r, sreg);
             let d = lw.def(res);
-            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            ins!(lw.e, "cvt.u64.u32 {}, {}", d, r);
             return Ok(());
         }
     };
     let Imm::Dim(dim) = imm else { return Err(lw.internal("malformed dimension")) };
     let d = lw.def(res);
-    ins!(lw.e, "mov.u32 {d}, {sreg}.{}", dim_name(dim));
+    ins!(lw.e, "mov.u32 {}, {}.{}", d, sreg, dim_name(dim));
     Ok(())
 }
 
@@ -97,30 +98,30 @@ pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result
             let mask = lw.member_mask()?;
             let (r, _) = shfl(lw, "idx", t, v, &lane, 0x1f, &mask, false);
             let d = lw.def(res);
-            ins!(lw.e, "mov.{} {d}, {r}", mov_ty(d.class));
+            ins!(lw.e, "mov.{} {}, {}", mov_ty(d.class), d, r);
             Ok(())
         }
         ExchangeOp::Ballot | ExchangeOp::BallotFirstN => {
             let p = lw.r(args[0])?;
             let mask = lw.member_mask()?;
             let b = lw.e.reg(Class::B32);
-            ins!(lw.e, "vote.sync.ballot.b32 {b}, {p}, {mask}");
+            ins!(lw.e, "vote.sync.ballot.b32 {}, {}, {}", b, p, mask);
             let d = lw.def(res);
             if op == ExchangeOp::Ballot {
-                ins!(lw.e, "cvt.u64.u32 {d}, {b}");
+                ins!(lw.e, "cvt.u64.u32 {}, {}", d, b);
             } else {
                 let Imm::Count(n) = data.imm else { return Err(lw.internal("malformed count")) };
                 let keep = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-                ins!(lw.e, "and.b32 {d}, {b}, 0x{keep:08X}");
+                ins!(lw.e, "and.b32 {}, {}, 0x{}", d, b, Hex8(keep));
             }
             Ok(())
         }
         ExchangeOp::ActiveMask => {
             lw.need(Feature::ActiveMask)?;
             let r = lw.e.reg(Class::B32);
-            ins!(lw.e, "activemask.b32 {r}");
+            ins!(lw.e, "activemask.b32 {}", r);
             let d = lw.def(res);
-            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            ins!(lw.e, "cvt.u64.u32 {}, {}", d, r);
             Ok(())
         }
         ExchangeOp::MatchAny | ExchangeOp::MatchAll => {
@@ -129,7 +130,7 @@ pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result
             let mask = lw.member_mask()?;
             let x = if t == ScalarType::Bool {
                 let x = lw.e.reg(Class::B32);
-                ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
+                ins!(lw.e, "selp.u32 {}, 1, 0, {}", x, v);
                 x
             } else {
                 v
@@ -137,9 +138,9 @@ pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result
             let w = if t.bits() == 64 { "b64" } else { "b32" };
             let kind = if op == ExchangeOp::MatchAny { "any" } else { "all" };
             let r = lw.e.reg(Class::B32);
-            ins!(lw.e, "match.{kind}.sync.{w} {r}, {x}, {mask}");
+            ins!(lw.e, "match.{}.sync.{} {}, {}, {}", kind, w, r, x, mask);
             let d = lw.def(res);
-            ins!(lw.e, "cvt.u64.u32 {d}, {r}");
+            ins!(lw.e, "cvt.u64.u32 {}, {}", d, r);
             Ok(())
         }
         ExchangeOp::Elect => {
@@ -147,13 +148,13 @@ pub(crate) fn exchange(lw: &mut Lower<'_>, inst: Inst, op: ExchangeOp) -> Result
             let d = lw.def(res);
             if lw.e.target >= Feature::Elect.min_target() {
                 lw.need(Feature::Elect)?;
-                ins!(lw.e, "elect.sync _|{d}, {mask}");
+                ins!(lw.e, "elect.sync _|{}, {}", d, mask);
             } else {
                 // The lowest member lane: no member below this lane.
                 let (lt, m) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-                ins!(lw.e, "mov.u32 {lt}, %lanemask_lt");
-                ins!(lw.e, "and.b32 {m}, {lt}, {mask}");
-                ins!(lw.e, "setp.eq.u32 {d}, {m}, 0");
+                ins!(lw.e, "mov.u32 {}, %lanemask_lt", lt);
+                ins!(lw.e, "and.b32 {}, {}, {}", m, lt, mask);
+                ins!(lw.e, "setp.eq.u32 {}, {}, 0", d, m);
             }
             Ok(())
         }
@@ -193,11 +194,11 @@ pub(crate) fn sync(lw: &mut Lower<'_>, inst: Inst, op: SyncOp) -> Result<(), Com
         SyncOp::Nanosleep => {
             lw.need(Feature::Nanosleep)?;
             let ns = lw.r(args[0])?;
-            ins!(lw.e, "nanosleep.u32 {ns}");
+            ins!(lw.e, "nanosleep.u32 {}", ns);
         }
         SyncOp::SubgroupSync => {
             let mask = lw.member_mask()?;
-            ins!(lw.e, "bar.warp.sync {mask}");
+            ins!(lw.e, "bar.warp.sync {}", mask);
         }
         SyncOp::BlockSync => ins!(lw.e, "bar.sync 0"),
         SyncOp::BlockSyncPred => {
@@ -205,9 +206,9 @@ pub(crate) fn sync(lw: &mut Lower<'_>, inst: Inst, op: SyncOp) -> Result<(), Com
             let p = lw.r(args[0])?;
             let d = lw.def(lw.result(inst)?);
             match pop {
-                PredOp::And => ins!(lw.e, "bar.red.and.pred {d}, 0, {p}"),
-                PredOp::Or => ins!(lw.e, "bar.red.or.pred {d}, 0, {p}"),
-                PredOp::Count => ins!(lw.e, "bar.red.popc.u32 {d}, 0, {p}"),
+                PredOp::And => ins!(lw.e, "bar.red.and.pred {}, 0, {}", d, p),
+                PredOp::Or => ins!(lw.e, "bar.red.or.pred {}, 0, {}", d, p),
+                PredOp::Count => ins!(lw.e, "bar.red.popc.u32 {}, 0, {}", d, p),
             }
         }
         SyncOp::Fence => {
@@ -236,7 +237,7 @@ fn lane_operand(lw: &mut Lower<'_>, v: qd_mir::Value) -> Result<String, CompileE
     let r = lw.r(v)?;
     if r.class == Class::B64 {
         let lo = lw.e.reg(Class::B32);
-        ins!(lw.e, "cvt.u32.u64 {lo}, {r}");
+        ins!(lw.e, "cvt.u32.u64 {}, {}", lo, r);
         Ok(lo.to_string())
     } else {
         Ok(r.to_string())
@@ -269,28 +270,27 @@ fn shfl(
     want_pred: bool,
 ) -> (Reg, Option<Reg>) {
     let p = want_pred.then(|| lw.e.reg(Class::Pred));
-    let pd = |p: Option<Reg>| p.map(|p| format!("|{p}")).unwrap_or_default();
     match t {
         ScalarType::Bool => {
             let (x, y) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-            ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
-            ins!(lw.e, "shfl.sync.{mode}.b32 {y}{}, {x}, {b}, 0x{c:X}, {mask}", pd(p));
+            ins!(lw.e, "selp.u32 {}, 1, 0, {}", x, v);
+            ins!(lw.e, "shfl.sync.{}.b32 {}{}, {}, {}, 0x{}, {}", mode, y, OrPred(p), x, b, Hex(c), mask);
             let d = lw.e.reg(Class::Pred);
-            ins!(lw.e, "setp.ne.u32 {d}, {y}, 0");
+            ins!(lw.e, "setp.ne.u32 {}, {}, 0", d, y);
             (d, p)
         }
         ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => {
             let d = lw.e.reg(v.class);
-            ins!(lw.e, "shfl.sync.{mode}.b32 {d}{}, {v}, {b}, 0x{c:X}, {mask}", pd(p));
+            ins!(lw.e, "shfl.sync.{}.b32 {}{}, {}, {}, 0x{}, {}", mode, d, OrPred(p), v, b, Hex(c), mask);
             (d, p)
         }
         ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => {
             let (lo, hi) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-            ins!(lw.e, "mov.b64 {{{lo}, {hi}}}, {v}");
-            ins!(lw.e, "shfl.sync.{mode}.b32 {lo}{}, {lo}, {b}, 0x{c:X}, {mask}", pd(p));
-            ins!(lw.e, "shfl.sync.{mode}.b32 {hi}, {hi}, {b}, 0x{c:X}, {mask}");
+            ins!(lw.e, "mov.b64 {}, {}", Pair(lo, hi), v);
+            ins!(lw.e, "shfl.sync.{}.b32 {}{}, {}, {}, 0x{}, {}", mode, lo, OrPred(p), lo, b, Hex(c), mask);
+            ins!(lw.e, "shfl.sync.{}.b32 {}, {}, {}, 0x{}, {}", mode, hi, hi, b, Hex(c), mask);
             let d = lw.e.reg(v.class);
-            ins!(lw.e, "mov.b64 {d}, {{{lo}, {hi}}}");
+            ins!(lw.e, "mov.b64 {}, {}", d, Pair(lo, hi));
             (d, p)
         }
     }
@@ -300,11 +300,11 @@ fn shfl(
 fn select(lw: &mut Lower<'_>, d: Reg, q: Reg, a: Reg, b: Reg) {
     if d.class == Class::Pred {
         let (t1, t2) = (lw.e.reg(Class::Pred), lw.e.reg(Class::Pred));
-        ins!(lw.e, "and.pred {t1}, {q}, {a}");
-        ins!(lw.e, "and.pred {t2}, !{q}, {b}");
-        ins!(lw.e, "or.pred {d}, {t1}, {t2}");
+        ins!(lw.e, "and.pred {}, {}, {}", t1, q, a);
+        ins!(lw.e, "and.pred {}, !{}, {}", t2, q, b);
+        ins!(lw.e, "or.pred {}, {}, {}", d, t1, t2);
     } else {
-        ins!(lw.e, "selp.{} {d}, {a}, {b}, {q}", sel_bits(d.class));
+        ins!(lw.e, "selp.{} {}, {}, {}, {}", sel_bits(d.class), d, a, b, q);
     }
 }
 
@@ -340,7 +340,7 @@ fn shuffle(
     let xc = const_of(lw, x).map(|k| k & 0xffff_ffff);
     if op != ShuffleKind::Idx && xc.is_some_and(|k| k >= 32) {
         // Every source is out of range: the own value.
-        ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
+        ins!(lw.e, "mov.{} {}, {}", mov_ty(d.class), d, v);
         return Ok(());
     }
     // `idx` is always in range; so is `bfly` with a constant mask below 32 (lane ^ k < 32).
@@ -351,30 +351,30 @@ fn shuffle(
     if want_pred && xc.is_none() {
         let q = lw.e.reg(Class::Pred);
         let p = valid.ok_or_else(|| lw.internal("a relative shuffle without its in-range predicate"))?;
-        ins!(lw.e, "setp.lt.and.u32 {q}, {b}, 32, {p}");
+        ins!(lw.e, "setp.lt.and.u32 {}, {}, 32, {}", q, b, p);
         valid = Some(q);
     }
     if !full {
         let (lane, src, bit) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-        ins!(lw.e, "mov.u32 {lane}, %laneid");
+        ins!(lw.e, "mov.u32 {}, %laneid", lane);
         match op {
-            ShuffleKind::Idx => ins!(lw.e, "and.b32 {src}, {b}, 31"),
-            ShuffleKind::Up => ins!(lw.e, "sub.u32 {src}, {lane}, {b}"),
-            ShuffleKind::Down => ins!(lw.e, "add.u32 {src}, {lane}, {b}"),
-            ShuffleKind::Xor => ins!(lw.e, "xor.b32 {src}, {lane}, {b}"),
+            ShuffleKind::Idx => ins!(lw.e, "and.b32 {}, {}, 31", src, b),
+            ShuffleKind::Up => ins!(lw.e, "sub.u32 {}, {}, {}", src, lane, b),
+            ShuffleKind::Down => ins!(lw.e, "add.u32 {}, {}, {}", src, lane, b),
+            ShuffleKind::Xor => ins!(lw.e, "xor.b32 {}, {}, {}", src, lane, b),
         }
-        ins!(lw.e, "shr.b32 {bit}, {mask}, {src}");
-        ins!(lw.e, "and.b32 {bit}, {bit}, 1");
+        ins!(lw.e, "shr.b32 {}, {}, {}", bit, mask, src);
+        ins!(lw.e, "and.b32 {}, {}, 1", bit, bit);
         let q = lw.e.reg(Class::Pred);
         match valid {
-            Some(p) => ins!(lw.e, "setp.ne.and.u32 {q}, {bit}, 0, {p}"),
-            None => ins!(lw.e, "setp.ne.u32 {q}, {bit}, 0"),
+            Some(p) => ins!(lw.e, "setp.ne.and.u32 {}, {}, 0, {}", q, bit, p),
+            None => ins!(lw.e, "setp.ne.u32 {}, {}, 0", q, bit),
         }
         valid = Some(q);
     }
     match valid {
         Some(q) => select(lw, d, q, r, v),
-        None => ins!(lw.e, "mov.{} {d}, {r}", mov_ty(d.class)),
+        None => ins!(lw.e, "mov.{} {}, {}", mov_ty(d.class), d, r),
     }
     Ok(())
 }
@@ -382,34 +382,34 @@ fn shuffle(
 /// Registers for the tile of the current lane: (tile base lane, tile's lane mask).
 fn tile_mask(lw: &mut Lower<'_>, t: u32) -> (Reg, Reg) {
     let (base, tm) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-    ins!(lw.e, "mov.u32 {base}, %laneid");
-    ins!(lw.e, "and.b32 {base}, {base}, 0x{:08X}", !(t - 1));
+    ins!(lw.e, "mov.u32 {}, %laneid", base);
+    ins!(lw.e, "and.b32 {}, {}, 0x{}", base, base, Hex8(!(t - 1)));
     let ones = if t >= 32 { u32::MAX } else { (1u32 << t) - 1 };
-    ins!(lw.e, "shl.b32 {tm}, 0x{ones:08X}, {base}");
+    ins!(lw.e, "shl.b32 {}, 0x{}, {}", tm, Hex8(ones), base);
     (base, tm)
 }
 
 /// `vote.all` / `vote.any` of a predicate over the active lanes of each tile.
 fn vote(lw: &mut Lower<'_>, all: bool, p: Reg, t: u32, d: Reg) -> Result<(), CompileError> {
     if t == 1 {
-        ins!(lw.e, "mov.pred {d}, {p}");
+        ins!(lw.e, "mov.pred {}, {}", d, p);
         return Ok(());
     }
     let mask = lw.member_mask()?;
     if t >= 32 {
-        ins!(lw.e, "vote.sync.{}.pred {d}, {p}, {mask}", if all { "all" } else { "any" });
+        ins!(lw.e, "vote.sync.{}.pred {}, {}, {}", if all { "all" } else { "any" }, d, p, mask);
         return Ok(());
     }
     let b = lw.e.reg(Class::B32);
-    ins!(lw.e, "vote.sync.ballot.b32 {b}, {p}, {mask}");
+    ins!(lw.e, "vote.sync.ballot.b32 {}, {}, {}", b, p, mask);
     let (_, tm) = tile_mask(lw, t);
-    ins!(lw.e, "and.b32 {b}, {b}, {tm}");
+    ins!(lw.e, "and.b32 {}, {}, {}", b, b, tm);
     if all {
         let a = lw.e.reg(Class::B32);
-        ins!(lw.e, "and.b32 {a}, {mask}, {tm}");
-        ins!(lw.e, "setp.eq.u32 {d}, {b}, {a}");
+        ins!(lw.e, "and.b32 {}, {}, {}", a, mask, tm);
+        ins!(lw.e, "setp.eq.u32 {}, {}, {}", d, b, a);
     } else {
-        ins!(lw.e, "setp.ne.u32 {d}, {b}, 0");
+        ins!(lw.e, "setp.ne.u32 {}, {}, 0", d, b);
     }
     Ok(())
 }
@@ -430,9 +430,9 @@ fn vote_eq_pred(lw: &mut Lower<'_>, val: qd_mir::Value, t: u32) -> Result<Reg, C
         base
     } else {
         let (m, first) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-        ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
-        ins!(lw.e, "brev.b32 {m}, {m}");
-        ins!(lw.e, "clz.b32 {first}, {m}");
+        ins!(lw.e, "and.b32 {}, {}, {}", m, mask, tm);
+        ins!(lw.e, "brev.b32 {}, {}", m, m);
+        ins!(lw.e, "clz.b32 {}, {}", first, m);
         first
     };
     let (x, _) = shfl(lw, "idx", ty, v, &first.to_string(), 0x1f, &mask, false);
@@ -458,10 +458,12 @@ impl Domain {
         let bits_ = identity(self.op, self.orig);
         let r = lw.e.reg(Class::of_scalar(self.work));
         match self.work {
-            ScalarType::Bool | ScalarType::I32 | ScalarType::U32 => ins!(lw.e, "mov.b32 {r}, 0x{:08X}", bits_ as u32),
-            ScalarType::I64 | ScalarType::U64 => ins!(lw.e, "mov.b64 {r}, 0x{bits_:016X}"),
+            ScalarType::Bool | ScalarType::I32 | ScalarType::U32 => {
+                ins!(lw.e, "mov.b32 {}, 0x{}", r, Hex8(bits_ as u32))
+            }
+            ScalarType::I64 | ScalarType::U64 => ins!(lw.e, "mov.b64 {}, 0x{}", r, Hex16(bits_)),
             ScalarType::F32 | ScalarType::F64 => {
-                ins!(lw.e, "mov.{} {r}, {}", arith(self.work), crate::emit::imm(self.work, bits_))
+                ins!(lw.e, "mov.{} {}, {}", arith(self.work), r, Immediate(self.work, bits_))
             }
         }
         r
@@ -477,7 +479,7 @@ impl Domain {
     fn enter(&self, lw: &mut Lower<'_>, v: Reg) -> Reg {
         if self.orig == ScalarType::Bool {
             let x = lw.e.reg(Class::B32);
-            ins!(lw.e, "selp.u32 {x}, 1, 0, {v}");
+            ins!(lw.e, "selp.u32 {}, 1, 0, {}", x, v);
             x
         } else {
             v
@@ -486,9 +488,9 @@ impl Domain {
 
     fn leave(&self, lw: &mut Lower<'_>, x: Reg, d: Reg) {
         if self.orig == ScalarType::Bool {
-            ins!(lw.e, "setp.ne.u32 {d}, {x}, 0");
+            ins!(lw.e, "setp.ne.u32 {}, {}, 0", d, x);
         } else {
-            ins!(lw.e, "mov.{} {d}, {x}", mov_ty(d.class));
+            ins!(lw.e, "mov.{} {}, {}", mov_ty(d.class), d, x);
         }
     }
 }
@@ -533,7 +535,7 @@ fn group(
             let id = dom.identity_reg(lw);
             dom.leave(lw, id, d);
         } else {
-            ins!(lw.e, "mov.{} {d}, {v}", mov_ty(d.class));
+            ins!(lw.e, "mov.{} {}, {}", mov_ty(d.class), d, v);
         }
         return Ok(());
     }
@@ -568,12 +570,12 @@ fn group(
                         tm.to_string()
                     } else {
                         let m = lw.e.reg(Class::B32);
-                        ins!(lw.e, "and.b32 {m}, {mask}, {tm}");
+                        ins!(lw.e, "and.b32 {}, {}, {}", m, mask, tm);
                         m.to_string()
                     }
                 };
                 let r = lw.e.reg(Class::B32);
-                ins!(lw.e, "redux.sync.{rop} {r}, {x}, {m}");
+                ins!(lw.e, "redux.sync.{} {}, {}, {}", rop, r, x, m);
                 r
             } else if full {
                 let mut x = x;
@@ -635,12 +637,12 @@ fn group(
                 head
             } else {
                 let p = lw.e.reg(Class::Pred);
-                ins!(lw.e, "setp.ne.{} {p}, {head}, 0", bits(hty));
+                ins!(lw.e, "setp.ne.{} {}, {}, 0", bits(hty), p, head);
                 p
             };
             let mask = lw.member_mask()?;
             let hm = lw.e.reg(Class::B32);
-            ins!(lw.e, "vote.sync.ballot.b32 {hm}, {hb}, {mask}");
+            ins!(lw.e, "vote.sync.ballot.b32 {}, {}, {}", hm, hb, mask);
             if full {
                 let (base, tm) = tile_mask(lw, t);
                 let (lane, eff, bb, incl, m, h, dist) = (
@@ -652,22 +654,22 @@ fn group(
                     lw.e.reg(Class::B32),
                     lw.e.reg(Class::B32),
                 );
-                ins!(lw.e, "mov.u32 {lane}, %laneid");
-                ins!(lw.e, "and.b32 {eff}, {hm}, {tm}");
-                ins!(lw.e, "shl.b32 {bb}, 1, {base}");
-                ins!(lw.e, "or.b32 {eff}, {eff}, {bb}");
-                ins!(lw.e, "sub.u32 {incl}, 31, {lane}");
-                ins!(lw.e, "shr.b32 {incl}, 0xFFFFFFFF, {incl}");
-                ins!(lw.e, "and.b32 {m}, {eff}, {incl}");
-                ins!(lw.e, "clz.b32 {h}, {m}");
-                ins!(lw.e, "sub.u32 {h}, 31, {h}");
-                ins!(lw.e, "sub.u32 {dist}, {lane}, {h}");
+                ins!(lw.e, "mov.u32 {}, %laneid", lane);
+                ins!(lw.e, "and.b32 {}, {}, {}", eff, hm, tm);
+                ins!(lw.e, "shl.b32 {}, 1, {}", bb, base);
+                ins!(lw.e, "or.b32 {}, {}, {}", eff, eff, bb);
+                ins!(lw.e, "sub.u32 {}, 31, {}", incl, lane);
+                ins!(lw.e, "shr.b32 {}, 0xFFFFFFFF, {}", incl, incl);
+                ins!(lw.e, "and.b32 {}, {}, {}", m, eff, incl);
+                ins!(lw.e, "clz.b32 {}, {}", h, m);
+                ins!(lw.e, "sub.u32 {}, 31, {}", h, h);
+                ins!(lw.e, "sub.u32 {}, {}, {}", dist, lane, h);
                 let mut x = x;
                 let mut k = 1;
                 while k < t {
                     let (p, _) = shfl(lw, "up", dom.work, x, &k.to_string(), 0, "0xffffffff", false);
                     let q = lw.e.reg(Class::Pred);
-                    ins!(lw.e, "setp.ge.u32 {q}, {dist}, {k}");
+                    ins!(lw.e, "setp.ge.u32 {}, {}, {}", q, dist, k);
                     let c = dom.combine(lw, x, p)?;
                     let nx = lw.e.reg(x.class);
                     select(lw, nx, q, c, x);
@@ -679,7 +681,7 @@ fn group(
                 let vals = gather(lw, &dom, x, t)?;
                 let (base, _) = tile_mask(lw, t);
                 let hmt = lw.e.reg(Class::B32);
-                ins!(lw.e, "shr.b32 {hmt}, {hm}, {base}");
+                ins!(lw.e, "shr.b32 {}, {}, {}", hmt, hm, base);
                 let mut e = vals;
                 let mut k = 1usize;
                 while k < t as usize {
@@ -688,12 +690,12 @@ fn group(
                         let window = (((1u64 << k) - 1) << (i - k + 1)) as u32;
                         // c = 0 when the window has no head (combine), -1 otherwise.
                         let w = lw.e.reg(Class::B32);
-                        ins!(lw.e, "and.b32 {w}, {hmt}, 0x{window:08X}");
-                        ins!(lw.e, "min.u32 {w}, {w}, 1");
-                        ins!(lw.e, "neg.s32 {w}, {w}");
+                        ins!(lw.e, "and.b32 {}, {}, 0x{}", w, hmt, Hex8(window));
+                        ins!(lw.e, "min.u32 {}, {}, 1", w, w);
+                        ins!(lw.e, "neg.s32 {}, {}", w, w);
                         let c = dom.combine(lw, e[i], e[i - k])?;
                         let ni = lw.e.reg(c.class);
-                        ins!(lw.e, "slct.{}.s32 {ni}, {c}, {}, {w}", sel_bits(ni.class), e[i]);
+                        ins!(lw.e, "slct.{}.s32 {}, {}, {}, {}", sel_bits(ni.class), ni, c, e[i], w);
                         e[i] = ni;
                     }
                     k <<= 1;
@@ -714,24 +716,24 @@ fn partial_butterfly(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32) -> Result
     let mask = lw.member_mask()?;
     let id = dom.identity_reg(lw);
     let lane = lw.e.reg(Class::B32);
-    ins!(lw.e, "mov.u32 {lane}, %laneid");
+    ins!(lw.e, "mov.u32 {}, %laneid", lane);
     let mut x = x;
     let mut k = 1u32;
     while k < t {
         let (g, gm, src, c) = (lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32), lw.e.reg(Class::B32));
-        ins!(lw.e, "xor.b32 {g}, {lane}, {k}");
-        ins!(lw.e, "and.b32 {g}, {g}, 0x{:08X}", !(k - 1));
-        ins!(lw.e, "shr.b32 {gm}, {mask}, {g}");
-        ins!(lw.e, "and.b32 {gm}, {gm}, 0x{:08X}", (1u64 << k) as u32 - 1);
-        ins!(lw.e, "brev.b32 {src}, {gm}");
-        ins!(lw.e, "clz.b32 {src}, {src}");
-        ins!(lw.e, "add.u32 {src}, {src}, {g}");
+        ins!(lw.e, "xor.b32 {}, {}, {}", g, lane, k);
+        ins!(lw.e, "and.b32 {}, {}, 0x{}", g, g, Hex8(!(k - 1)));
+        ins!(lw.e, "shr.b32 {}, {}, {}", gm, mask, g);
+        ins!(lw.e, "and.b32 {}, {}, 0x{}", gm, gm, Hex8((1u64 << k) as u32 - 1));
+        ins!(lw.e, "brev.b32 {}, {}", src, gm);
+        ins!(lw.e, "clz.b32 {}, {}", src, src);
+        ins!(lw.e, "add.u32 {}, {}, {}", src, src, g);
         let (s, _) = shfl(lw, "idx", dom.work, x, &src.to_string(), 0x1f, &mask, false);
         // c = -1 when the partner group has an active lane (take its partial), else 0 (identity).
-        ins!(lw.e, "min.u32 {c}, {gm}, 1");
-        ins!(lw.e, "neg.s32 {c}, {c}");
+        ins!(lw.e, "min.u32 {}, {}, 1", c, gm);
+        ins!(lw.e, "neg.s32 {}, {}", c, c);
         let p = lw.e.reg(s.class);
-        ins!(lw.e, "slct.{}.s32 {p}, {id}, {s}, {c}", sel_bits(p.class));
+        ins!(lw.e, "slct.{}.s32 {}, {}, {}, {}", sel_bits(p.class), p, id, s, c);
         x = dom.combine(lw, x, p)?;
         k <<= 1;
     }
@@ -743,19 +745,19 @@ fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32) -> Result<Vec<Reg>, 
     let mask = lw.member_mask()?;
     let (base, _) = tile_mask(lw, t);
     let am = lw.e.reg(Class::B32);
-    ins!(lw.e, "shr.b32 {am}, {mask}, {base}");
+    ins!(lw.e, "shr.b32 {}, {}, {}", am, mask, base);
     let id = dom.identity_reg(lw);
     let mut out = Vec::with_capacity(t as usize);
     for j in 0..t {
         let src = lw.e.reg(Class::B32);
-        ins!(lw.e, "add.u32 {src}, {base}, {j}");
+        ins!(lw.e, "add.u32 {}, {}, {}", src, base, j);
         let (r, _) = shfl(lw, "idx", dom.work, x, &src.to_string(), 0x1f, &mask, false);
         // -1 when lane j of the tile is active, else 0: a predicate-free select (32 live
         // predicates would exceed the 7 hardware predicates ptxas has on sm_90).
         let m = lw.e.reg(Class::B32);
-        ins!(lw.e, "bfe.s32 {m}, {am}, {j}, 1");
+        ins!(lw.e, "bfe.s32 {}, {}, {}, 1", m, am, j);
         let v = lw.e.reg(r.class);
-        ins!(lw.e, "slct.{}.s32 {v}, {id}, {r}, {m}", sel_bits(v.class));
+        ins!(lw.e, "slct.{}.s32 {}, {}, {}, {}", sel_bits(v.class), v, id, r, m);
         out.push(v);
     }
     Ok(out)
@@ -764,17 +766,17 @@ fn gather(lw: &mut Lower<'_>, dom: &Domain, x: Reg, t: u32) -> Result<Vec<Reg>, 
 /// `e[laneid & (t-1)]` by a tree of selects on the bits of the tile-local lane.
 fn pick_own(lw: &mut Lower<'_>, e: &[Reg], t: u32) -> Reg {
     let idx = lw.e.reg(Class::B32);
-    ins!(lw.e, "mov.u32 {idx}, %laneid");
-    ins!(lw.e, "and.b32 {idx}, {idx}, {}", t - 1);
+    ins!(lw.e, "mov.u32 {}, %laneid", idx);
+    ins!(lw.e, "and.b32 {}, {}, {}", idx, idx, t - 1);
     let mut level: Vec<Reg> = e.to_vec();
     let mut bit = 0;
     while level.len() > 1 {
         let m = lw.e.reg(Class::B32);
-        ins!(lw.e, "bfe.s32 {m}, {idx}, {bit}, 1");
+        ins!(lw.e, "bfe.s32 {}, {}, {}, 1", m, idx, bit);
         let mut next = Vec::with_capacity(level.len() / 2);
         for pair in level.chunks(2) {
             let d = lw.e.reg(pair[0].class);
-            ins!(lw.e, "slct.{}.s32 {d}, {}, {}, {m}", sel_bits(d.class), pair[0], pair[1]);
+            ins!(lw.e, "slct.{}.s32 {}, {}, {}, {}", sel_bits(d.class), d, pair[0], pair[1], m);
             next.push(d);
         }
         level = next;
