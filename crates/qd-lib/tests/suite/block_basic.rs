@@ -462,7 +462,7 @@ fn errors() -> Outcome {
     let xd = k.const_f64(1.0).map_err(b2s)?;
     let l = line!() + 1;
     let r = fa.atomic_max(&mut k, &[c1], xd);
-    expect_err("atomic max on f64", r, l, &["atomic.rmw max", "f64"])?;
+    expect_err("atomic max on f64", r, l, &["atomic.rmw: operation max", "f64"])?;
     let v = SharedArray::new_vec(&mut k, "v", ScalarType::I32, &[2], 3).map_err(b2s)?;
     let l = line!() + 1;
     let r = v.load_elem(&mut k, &[c1], 3);
