@@ -199,6 +199,17 @@ impl<'a> Lower<'a> {
         CompileError::unsupported(self.target, Some(op), ty, why).at(inst)
     }
 
+    /// The selector had no sequence for `inst`: the options forced one it does not have
+    /// (`Unsupported`), or it built none (`Internal`).
+    pub(crate) fn no_choice(&self, inst: Inst, e: crate::select::NoChoice, context: &str) -> CompileError {
+        match e {
+            crate::select::NoChoice::NoCandidate => self.internal(inst, format!("{e}{context}")),
+            crate::select::NoChoice::Family { .. } | crate::select::NoChoice::Name { .. } => {
+                self.unsupported(inst, format!("{e}{context}"))
+            }
+        }
+    }
+
     /// A lowering invariant failed on verified MIR: a back-end defect, never the user's error.
     pub(crate) fn internal(&self, inst: Inst, why: impl Into<String>) -> CompileError {
         let op = self.f.insts[inst].opcode;

@@ -337,7 +337,7 @@ fn choose(
         })
         .collect();
     let forced = cx.forced(i);
-    let k = select::decide(&mut cands, forced, cx.forced_candidate(i)).map_err(|e| cx.unsupported(i, e))?;
+    let k = select::decide(&mut cands, forced, cx.forced_candidate(i)).map_err(|e| cx.no_choice(i, e, ""))?;
     let chosen_name = cands[k].name.clone();
     let x = cx.f.args(i)[0];
     cx.choices.push(Choice {

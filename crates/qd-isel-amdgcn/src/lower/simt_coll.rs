@@ -98,7 +98,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst, which: Combine) -> Result<
     let mut cands: Vec<Candidate> = built.iter().map(|b| b.cand.clone()).collect();
     let forced = cx.forced(i);
     let chosen = select::decide(&mut cands, forced, cx.forced_candidate(i))
-        .map_err(|e| cx.unsupported(i, format!("{e} ({ty}, {})", cx.target)))?;
+        .map_err(|e| cx.no_choice(i, e, &format!(" ({ty}, {})", cx.target)))?;
     let name = cands[chosen].name.clone();
     let Some(pos) = built.iter().position(|b| b.cand.name == name) else {
         return Err(cx.internal(i, format!("no sequence built for candidate `{name}`")));

@@ -177,13 +177,43 @@ pub struct Choice {
     pub note: String,
 }
 
+/// Why the selector has no sequence to give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum NoChoice {
+    /// No candidate was built at all (a selector defect).
+    NoCandidate,
+    /// The forced family has no candidate for this op; `available` are the families that do.
+    Family { forced: ShuffleLowering, available: Vec<ShuffleLowering> },
+    /// No candidate has the requested name; `legal` are the names there are.
+    Name { name: String, legal: Vec<String> },
+}
+
+impl fmt::Display for NoChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoChoice::NoCandidate => f.write_str("no candidate sequence"),
+            NoChoice::Family { forced, available } => {
+                let names: Vec<&str> = available.iter().map(|f| f.name()).collect();
+                write!(
+                    f,
+                    "the forced shuffle lowering `{forced}` has no sequence for this op here (available: {})",
+                    names.join(", ")
+                )
+            }
+            NoChoice::Name { name, legal } => {
+                write!(f, "no candidate named `{name}` for this op here (legal: {})", legal.join("; "))
+            }
+        }
+    }
+}
+
 /// Sorts `cands` cheapest first (cycles, then LDS operations, then instructions, then name) and
 /// returns the index of the one to use: the first under `Auto`, the `ds_bpermute`-only baseline
 /// under `Bpermute` (so forcing it reproduces what qd emitted before the selector, the reference
 /// the catalog compares against, rather than a mixed sequence whose costliest step is a
 /// bpermute), else the first of the forced family — or an error naming the families that exist
 /// for this op when the forced one has no candidate. Never falls back silently.
-pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, String> {
+pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<usize, NoChoice> {
     cands.sort_by(|a, b| {
         (a.cost.cycles, a.cost.lds_ops, a.cost.insts, &a.name).cmp(&(
             b.cost.cycles,
@@ -193,7 +223,7 @@ pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<u
         ))
     });
     if cands.is_empty() {
-        return Err("no candidate sequence".into());
+        return Err(NoChoice::NoCandidate);
     }
     if forced == ShuffleLowering::Auto {
         return Ok(0);
@@ -206,25 +236,21 @@ pub(crate) fn pick(cands: &mut [Candidate], forced: ShuffleLowering) -> Result<u
     if let Some(i) = cands.iter().position(|c| c.family == forced) {
         return Ok(i);
     }
-    let mut fams: Vec<ShuffleLowering> = cands.iter().map(|c| c.family).collect();
-    fams.sort();
-    fams.dedup();
-    let names: Vec<&str> = fams.iter().map(|f| f.name()).collect();
-    Err(format!(
-        "the forced shuffle lowering `{forced}` has no sequence for this op here (available: {})",
-        names.join(", ")
-    ))
+    let mut available: Vec<ShuffleLowering> = cands.iter().map(|c| c.family).collect();
+    available.sort();
+    available.dedup();
+    Err(NoChoice::Family { forced, available })
 }
 
 /// [`pick`], unless `named` names one candidate: then that one (an error listing the legal names
 /// when it is not among them).
-pub(crate) fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, String> {
+pub(crate) fn decide(cands: &mut [Candidate], forced: ShuffleLowering, named: Option<&str>) -> Result<usize, NoChoice> {
     let i = pick(cands, forced)?;
     let Some(name) = named else { return Ok(i) };
-    cands.iter().position(|c| c.name == name).ok_or_else(|| {
-        let names: Vec<&str> = cands.iter().map(|c| c.name.as_str()).collect();
-        format!("no candidate named `{name}` for this op here (legal: {})", names.join("; "))
-    })
+    cands
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| NoChoice::Name { name: name.to_string(), legal: cands.iter().map(|c| c.name.clone()).collect() })
 }
 
 /// Prices a straight-line candidate `body` on `target`. `input` is the VGPR (or first VGPR) the
@@ -319,6 +345,13 @@ mod tests {
         assert_eq!(cands[0].name, "dpp");
         assert_eq!(pick(&mut cands, ShuffleLowering::Bpermute), Ok(1));
         let e = pick(&mut cands, ShuffleLowering::Swizzle).unwrap_err();
-        assert!(e.contains("`swizzle`") && e.contains("available: dpp, bpermute"), "{e}");
+        assert_eq!(
+            e,
+            NoChoice::Family {
+                forced: ShuffleLowering::Swizzle,
+                available: vec![ShuffleLowering::Dpp, ShuffleLowering::Bpermute]
+            }
+        );
+        assert!(e.to_string().contains("`swizzle`") && e.to_string().contains("available: dpp, bpermute"), "{e}");
     }
 }
