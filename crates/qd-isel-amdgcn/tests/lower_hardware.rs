@@ -9,6 +9,8 @@
 //!   row 12); the hazard pass ends such runs with `s_nop 0`.
 
 mod lower_util;
+// The simulator crate's test helpers, shared rather than copied.
+#[path = "../../qd-amdgcn-sim/tests/sim_util/mod.rs"]
 mod sim_util;
 
 use lower_util::*;

@@ -8,6 +8,8 @@
 //! a NaN exactly when Rust's is. Also: the register checks reject overlapping temporaries and odd
 //! GFX9 pairs.
 
+// The simulator crate's test helpers, shared rather than copied.
+#[path = "../../qd-amdgcn-sim/tests/sim_util/mod.rs"]
 mod sim_util;
 
 use qd_amdgcn_isa::{decode_all, encode_all, Inst};
