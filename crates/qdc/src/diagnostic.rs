@@ -71,7 +71,7 @@ pub fn verify_rendered(src: &str, path: &str, map: &SourceMap, module: &Module) 
         let _ = writeln!(out, "error: {m}");
         if let Some(line) = module_line(module, map, &m) {
             let text = src.lines().nth((line as usize).saturating_sub(1)).unwrap_or("");
-            let col = text.len() - text.trim_start().len() + 1;
+            let col = text.chars().take_while(|c| c.is_whitespace()).count() + 1;
             out.push_str(&caret(src, path, line, col as u32, token_len(src, line, col as u32)));
         }
         out.push('\n');
@@ -84,17 +84,19 @@ pub fn verify_rendered(src: &str, path: &str, map: &SourceMap, module: &Module) 
 }
 
 /// The header line of the program or kernel a module-level message is about (`program @p: …`,
-/// `kernel @k: …`; the first of that name).
+/// `kernel @k: …`): the first of that name, or the second when the message is that the name is
+/// used twice (the duplicate is what is wrong).
 fn module_line(module: &Module, map: &SourceMap, message: &str) -> Option<u32> {
     let name = |rest: &str| rest.split(|c: char| c == ':' || c.is_whitespace()).next().unwrap_or("").to_string();
+    let nth = if message.ends_with(": name already used") { 1 } else { 0 };
     if let Some(rest) = message.strip_prefix("program @") {
         let n = name(rest);
-        let i = module.programs.iter().position(|p| p.name == n)?;
+        let i = module.programs.iter().enumerate().filter(|(_, p)| p.name == n).nth(nth)?.0;
         return map.program_line(i);
     }
     if let Some(rest) = message.strip_prefix("kernel @") {
         let n = name(rest);
-        let i = module.kernels.iter().position(|k| k.name == n)?;
+        let i = module.kernels.iter().enumerate().filter(|(_, k)| k.name == n).nth(nth)?.0;
         return map.kernel_line(i);
     }
     None
@@ -130,13 +132,13 @@ impl Source {
                     .kernels
                     .iter()
                     .position(|f| f.name == k)
-                    .ok_or_else(|| format!("no kernel @{k} in {path}"))?;
+                    .ok_or_else(|| format!("error: no kernel @{k} in {path}"))?;
                 vec![(i, &self.module.kernels[i])]
             }
             None => self.module.kernels.iter().enumerate().collect(),
         };
         if kernels.is_empty() {
-            return Err(format!("{path} has no kernel"));
+            return Err(format!("error: {path} has no kernel"));
         }
         Ok(kernels)
     }

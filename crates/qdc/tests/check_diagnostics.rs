@@ -74,3 +74,12 @@ program @p(%x: f32) {
     assert!(err.contains("error: program @p: launch 0 of @k:"), "{err}");
     assert!(err.contains(&format!(" --> {path}:5:1\n  |\n5 | program @p(%x: f32) {{\n  | ^^^^^^^\n")), "{err}");
 }
+
+#[test]
+fn a_name_used_twice_points_at_the_second_definition() {
+    let one = "kernel @k(%out: ptr<global, u32>) block(32, 1, 1) grid(1, 1, 1) {\n  return\n}\n";
+    let (code, err, path) = check("twice.qdm", &format!("{one}\n{one}"));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("kernel @k: name already used"), "{err}");
+    assert!(err.contains(&format!("--> {path}:5:1")), "the caret is not under the duplicate:\n{err}");
+}

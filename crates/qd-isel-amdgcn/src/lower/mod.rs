@@ -425,7 +425,8 @@ impl<'a> Lower<'a> {
     pub(crate) fn lower_region(&mut self, r: Region) -> Result<(), CompileError> {
         let insts = self.f.regions[r].insts.clone();
         for i in insts {
-            self.lower_inst(i)?;
+            // Errors blame the instruction being lowered (the innermost one, for nested regions).
+            self.lower_inst(i).map_err(|e| e.at(i))?;
         }
         Ok(())
     }
