@@ -315,29 +315,6 @@ impl VCode {
         VBlock::new(self.blocks.len() - 1)
     }
 
-    /// Inserts an empty block after `after` in the layout, renumbering later blocks (their
-    /// references in terminators are updated). Returns the new block.
-    // Unused in the crate (it was public API until `vcode` became crate-private); kept for
-    // lowering code that needs to add a block.
-    #[allow(dead_code)]
-    pub(crate) fn insert_block_after(&mut self, after: VBlock, name: impl Into<String>, divergent: bool) -> VBlock {
-        let at = after.index() + 1;
-        let renum = |b: VBlock| if b.index() >= at { VBlock::new(b.index() + 1) } else { b };
-        for blk in &mut self.blocks {
-            for m in &mut blk.insts {
-                m.term = match m.term {
-                    Term::Jump(b) => Term::Jump(renum(b)),
-                    Term::Branch { taken, not_taken } => {
-                        Term::Branch { taken: renum(taken), not_taken: renum(not_taken) }
-                    }
-                    ref t => t.clone(),
-                };
-            }
-        }
-        self.blocks.insert(at, VBlockData { name: name.into(), divergent, ..VBlockData::default() });
-        VBlock::new(at)
-    }
-
     /// Puts the blocks in the order `order` lists them (blocks it omits follow, in their current
     /// order), renumbering every reference. Block 0 must come first.
     pub(crate) fn reorder(&mut self, order: &[VBlock]) {
