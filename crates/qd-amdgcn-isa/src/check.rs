@@ -1,5 +1,5 @@
 //! The legality checker: [`Inst::check`] rejects every instruction the target cannot encode, with
-//! an [`IsaError`] naming the instruction, the target and the rule (docs/amdgcn-encoding.md §2,
+//! an [`IsaError`] naming the instruction, the target and the rule (docs/amdgcn-isa-facts.md §2,
 //! §9).
 //!
 //! The encoder runs it first, and the decoder runs it on what it decoded, so an instruction that

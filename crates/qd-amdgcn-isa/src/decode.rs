@@ -1,5 +1,5 @@
 //! The decoder: machine words → [`Inst`] for gfx90a, gfx942 and gfx1100
-//! (docs/amdgcn-encoding.md §3).
+//! (docs/amdgcn-isa-facts.md §3).
 //!
 //! Decoding is lenient field extraction followed by two strict steps: the result must pass
 //! [`Inst::check`], and re-encoding it must give back exactly the input bytes. So every bit is

@@ -1,5 +1,5 @@
 //! DPP16 and DPP8 controls: the lane patterns, their 9-bit `dpp_ctrl` encoding and which
-//! architecture allows which (docs/amdgcn-encoding.md §9.1–§9.3, §9.5).
+//! architecture allows which (docs/amdgcn-isa-facts.md §9.1–§9.3, §9.5).
 //!
 //! `src_lane` here is the single definition of "which lane does lane i read" for every control;
 //! the wave simulator and the shuffle selector both use it.

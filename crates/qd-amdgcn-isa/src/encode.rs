@@ -1,5 +1,5 @@
 //! The encoder: [`Inst`] → little-endian machine words for gfx90a, gfx942 and gfx1100
-//! (docs/amdgcn-encoding.md §3). Every instruction is checked first ([`Inst::check`]), so the bytes
+//! (docs/amdgcn-isa-facts.md §3). Every instruction is checked first ([`Inst::check`]), so the bytes
 //! are always ones the target decodes back to the same instruction.
 //!
 //! Operands are gathered into their encoding fields through the shared operand layout

@@ -4,7 +4,7 @@
 //!
 //! This is the single description the checker, encoder, decoder, printer and parser share, so the
 //! five cannot disagree about where an operand lives. Formats and field positions are those of
-//! docs/amdgcn-encoding.md §3; the slot order is the assembler order of [`Shape`].
+//! docs/amdgcn-isa-facts.md §3; the slot order is the assembler order of [`Shape`].
 
 use crate::inst::{Dpp, Form, Inst, MAX_OPERANDS};
 use crate::operand::Operand;

@@ -1,5 +1,5 @@
 //! Instruction operands: SGPR/VGPR ranges, the special scalar registers, inline constants and
-//! literals, and their shared 8/9-bit source-field numbering (docs/amdgcn-encoding.md §2).
+//! literals, and their shared 8/9-bit source-field numbering (docs/amdgcn-isa-facts.md §2).
 //!
 //! An operand is stored as the assembler shows it (`s[4:5]`, `vcc`, `-1`, `0.5`, `0x1234`). Its
 //! width is part of the operand for registers; for constants the width is the slot's (the

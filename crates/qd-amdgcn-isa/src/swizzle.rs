@@ -1,4 +1,4 @@
-//! The `ds_swizzle_b32` offset patterns (docs/amdgcn-encoding.md §10.5):
+//! The `ds_swizzle_b32` offset patterns (docs/amdgcn-isa-facts.md §10.5):
 //! the 16-bit offset field decoded into its mode, and the source-lane function of each mode.
 
 /// A decoded ds_swizzle offset.

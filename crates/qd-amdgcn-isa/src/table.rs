@@ -3,14 +3,14 @@
 //!
 //! The table drives everything that lists instructions — the encoder, decoder, printer, parser,
 //! wave simulator and the golden tests — so adding a row breaks the build (exhaustive matches over
-//! [`Op`]) until every consumer handles it. Opcodes follow docs/amdgcn-encoding.md §4 and are
+//! [`Op`]) until every consumer handles it. Opcodes follow docs/amdgcn-isa-facts.md §4 and are
 //! checked against `llvm-mc-19` by the golden tests. An [`Op`] is a *semantic* instruction: where
 //! GFX9 and GFX11 spell or encode the same operation differently (`v_add_u32` vs `v_add_nc_u32`,
 //! `v_add_co_u32` as VOP2 vs VOP3-only) the row carries both spellings.
 
 use std::fmt;
 
-/// An instruction encoding format (docs/amdgcn-encoding.md §3).
+/// An instruction encoding format (docs/amdgcn-isa-facts.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Scalar ALU, one source.

@@ -1,4 +1,4 @@
-//! The `s_waitcnt` immediate: per-family counter layout (docs/amdgcn-encoding.md §8.1).
+//! The `s_waitcnt` immediate: per-family counter layout (docs/amdgcn-isa-facts.md §8.1).
 
 use crate::target::Family;
 

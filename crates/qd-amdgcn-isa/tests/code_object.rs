@@ -1,4 +1,4 @@
-//! Code-object tests that need no external tool: the kernel descriptor (the docs/amdgcn-encoding.md
+//! Code-object tests that need no external tool: the kernel descriptor (the docs/amdgcn-isa-facts.md
 //! §16.3 reference bytes, the §13.1 granule tables, the §13.2/§13.4 example words, exact round
 //! trips), e_flags and target ids, the metadata map, and writer → reader round trips for every
 //! target.
@@ -45,7 +45,7 @@ fn reference_descriptors_are_exact() {
         assert_eq!(back, kd);
         assert!(back.reserved.is_zero());
     }
-    // The decoded reading llvm-objdump gives (docs/amdgcn-encoding.md §16.3).
+    // The decoded reading llvm-objdump gives (docs/amdgcn-isa-facts.md §16.3).
     let kd = KernelDescriptor::from_resources(Target::wave64(Arch::Gfx942), &ref_resources());
     assert_eq!(kd.allocated_vgprs(Target::wave64(Arch::Gfx942)), 8);
     assert_eq!(kd.allocated_sgprs(Arch::Gfx942), 16);

@@ -33,7 +33,7 @@ fn value_strategy() -> impl Strategy<Value = Value> {
 
 #[test]
 fn msgpack_known_encodings() {
-    // docs/amdgcn-encoding.md §12.6: fixmap, fixstr, fixarray, positive fixint, uint16 for 256.
+    // docs/amdgcn-isa-facts.md §12.6: fixmap, fixstr, fixarray, positive fixint, uint16 for 256.
     let v = Value::map([("amdhsa.kernels", Value::Array(vec![Value::UInt(0)]))]);
     let mut want = vec![0x81, 0xae];
     want.extend_from_slice(b"amdhsa.kernels");

@@ -1,7 +1,7 @@
 //! Code objects checked against LLVM 19's tools: `llvm-readelf-19` accepts ours and shows the
 //! header, both symbol tables and the metadata; `llvm-objdump-19` decodes our descriptors back to
 //! the resources and disassembles our `.text` cleanly; and objects assembled with `llvm-mc-19` and
-//! linked with `ld.lld-19` (the docs/amdgcn-encoding.md §16 reference kernel, and a sweep of
+//! linked with `ld.lld-19` (the docs/amdgcn-isa-facts.md §16 reference kernel, and a sweep of
 //! resource sets) have byte-identical descriptors to ours and parse with our reader.
 //!
 //! Every test prints `SKIPPED …` and passes when a tool is missing.
@@ -390,7 +390,7 @@ fn lld_reference_kernel_matches_ours() {
         let cfg = CodeObjectConfig::new(Target::wave64(arch));
         let yaml = match arch.family() {
             // gfx90a with xnack "any" adds 4 SGPRs (xnack mask), not gfx942's 6
-            // (docs/amdgcn-encoding.md §13.5).
+            // (docs/amdgcn-isa-facts.md §13.5).
             Family::Gfx9 if arch == Arch::Gfx90a => {
                 REF_YAML_GFX9.replace("TARGET", &cfg.target_id()).replace(".sgpr_count:     12", ".sgpr_count:     10")
             }
@@ -409,7 +409,7 @@ fn lld_reference_kernel_matches_ours() {
         assert_eq!(obj.kernels.len(), 1);
         let k = &obj.kernels[0];
         assert_eq!(k.name, "shfl");
-        assert_eq!(k.code, ref_code(arch), "{arch}: llvm-mc's bytes are the docs/amdgcn-encoding.md §16.2 words");
+        assert_eq!(k.code, ref_code(arch), "{arch}: llvm-mc's bytes are the docs/amdgcn-isa-facts.md §16.2 words");
         assert_eq!(k.code_vaddr, 0x1500);
         assert_eq!(k.wave, WaveSize::W64);
         // Same descriptor bytes as ours for the same resources.
@@ -425,10 +425,10 @@ fn lld_reference_kernel_matches_ours() {
             assert_eq!(our_meta.get(key), Some(value), "{arch} {key}");
         }
         assert_eq!(obj.metadata.get("amdhsa.target").and_then(Value::as_str), Some(cfg.target_id().as_str()));
-        // The docs/amdgcn-encoding.md §16.3 bytes for gfx942 / gfx1100 and its e_flags / file size.
+        // The docs/amdgcn-isa-facts.md §16.3 bytes for gfx942 / gfx1100 and its e_flags / file size.
         if arch != Arch::Gfx90a {
             assert_eq!(&linked[48..52], &cfg.e_flags().to_le_bytes());
-            assert_eq!(linked.len(), 2616, "{arch}: docs/amdgcn-encoding.md §16.3 file size");
+            assert_eq!(linked.len(), 2616, "{arch}: docs/amdgcn-isa-facts.md §16.3 file size");
         }
         // llvm-mc's relocatable object parses too (code through the symbol).
         let rel = read_code_object(&relocatable).unwrap_or_else(|e| panic!("{arch} .o: {e}"));

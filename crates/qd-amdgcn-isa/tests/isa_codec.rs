@@ -1,5 +1,5 @@
 //! Hand-picked codec checks: a few llvm-mc-19 encodings per format and target (from
-//! docs/amdgcn-encoding.md, [MC19] rows) through parse → encode and decode → display, so the
+//! docs/amdgcn-isa-facts.md, [MC19] rows) through parse → encode and decode → display, so the
 //! codec's basics are tested even where the golden tables or llvm-mc are not at hand.
 
 use qd_amdgcn_isa::{decode, decode_all, encode_all, parse_asm};
@@ -142,7 +142,7 @@ fn suffixless_spellings_pick_the_encoding_llvm_picks() {
 
 #[test]
 fn whole_kernel_round_trips() {
-    // The reference kernel of docs/amdgcn-encoding.md §16 (gfx1100 variant), 60 bytes.
+    // The reference kernel of docs/amdgcn-isa-facts.md §16 (gfx1100 variant), 60 bytes.
     let t = Target::wave64(Arch::Gfx1100);
     let src = "\
         s_load_b64 s[4:5], s[0:1], 0x0

@@ -3,7 +3,7 @@
 //! The estimate is a serial issue model: every executed instruction of a wave costs its class's
 //! cycles, `s_nop N` costs N + 1 wait states. Values marked §5 are the cost-model seed of
 //! docs/shuffle-lowering.md §5 (its VALU, permlane, readlane, `ds_swizzle` and `ds_bpermute` rows —
-//! with the wait states gfx942 needs after a `v_readlane` (docs/amdgcn-encoding.md §11.1 row 8)
+//! with the wait states gfx942 needs after a `v_readlane` (docs/amdgcn-isa-facts.md §11.1 row 8)
 //! left to the `s_nop`s that the code really contains, and the LDS rows including their
 //! `s_waitcnt`, so waits cost 0); the others are estimates, marked (I) ("inferred"). All of them
 //! are to be recalibrated on hardware (docs/shuffle-lowering.md §5, last paragraph).

@@ -3,7 +3,7 @@
 //! `ds_swizzle_b32`, `ds_bpermute_b32`, `ds_permute_b32`.
 //!
 //! Semantics and sources:
-//! * DPP16 (docs/amdgcn-encoding.md §9.1–§9.2, AMDGPUModifierSyntax.rst): a lane whose row or bank
+//! * DPP16 (docs/amdgcn-isa-facts.md §9.1–§9.2, AMDGPUModifierSyntax.rst): a lane whose row or bank
 //!   mask bit is 0 is not written; an invalid source (off the row/wave edge, or EXEC-inactive
 //!   unless FI is set on GFX11 — GFX9 has no FI and treats inactive sources as invalid) reads 0
 //!   when the BOUND_CTRL bit is 1 and leaves the lane unwritten when it is 0.

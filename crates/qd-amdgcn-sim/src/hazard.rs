@@ -1,4 +1,4 @@
-//! The per-architecture hazard checker: docs/amdgcn-encoding.md §11.1, with the exact conditions of
+//! The per-architecture hazard checker: docs/amdgcn-isa-facts.md §11.1, with the exact conditions of
 //! LLVM 19's `GCNHazardRecognizer.cpp` (checkDPPHazards, checkVALUHazards, checkRWLaneHazards,
 //! checkVMEMHazards, fixVALUTransUseHazard, fixVALUPartialForwardingHazard,
 //! fixVALUMaskWriteHazard, fixVcmpxPermlaneHazards).

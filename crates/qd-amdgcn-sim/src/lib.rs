@@ -14,7 +14,7 @@
 //! workgroup size, kernarg bytes) over a bounds-checked [`GlobalMemory`]. Every workgroup gets its
 //! own LDS; its waves run round-robin, each until it reaches `s_barrier` or `s_endpgm`, and
 //! a barrier releases when every live wave of the workgroup has reached it (a wave that ended no
-//! longer counts, as on the hardware). Initial register state follows docs/amdgcn-encoding.md §14:
+//! longer counts, as on the hardware). Initial register state follows docs/amdgcn-isa-facts.md §14:
 //! the enabled user SGPRs in the fixed order from s0, then the workgroup ids; v0 holds the packed
 //! work-item id (X in bits 9:0, Y in 19:10 and Z in 29:20 when enabled); EXEC has one bit per live
 //! work-item, so the last wave of a workgroup may be partial. Everything else the hardware leaves
@@ -23,7 +23,7 @@
 //!
 //! Every instruction runs through one exhaustive `match` over the table (`ops::sem`) with
 //! per-architecture semantics. Along the way the simulator checks the hazard matrix of
-//! docs/amdgcn-encoding.md §11.1 ([`SimErrorKind::Hazard`]), reads of registers whose memory
+//! docs/amdgcn-isa-facts.md §11.1 ([`SimErrorKind::Hazard`]), reads of registers whose memory
 //! results were not waited for ([`SimErrorKind::MissingWait`]), LDS and global accesses outside
 //! memory ([`SimErrorKind::OutOfBounds`]) and registers outside the kernel's allocation; each error
 //! names the instruction's byte offset, the wave and, where it applies, the lane. It counts
@@ -65,7 +65,7 @@ use state::Wave;
 use waits::Kind;
 
 /// The user SGPRs a kernel asks for (KERNEL_CODE_PROPERTIES bits), initialised from s0 in this
-/// order (docs/amdgcn-encoding.md §14.1).
+/// order (docs/amdgcn-isa-facts.md §14.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SimUserSgprs {
     /// 4 SGPRs, zero in the simulator (no scratch).

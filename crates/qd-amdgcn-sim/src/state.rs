@@ -1,6 +1,6 @@
 //! One wave's architectural state (SGPRs, VGPRs, EXEC, VCC, M0, SCC, program counter) and the
 //! operand access rules: how an [`Operand`] reads as a 32- or 64-bit scalar, a lane mask or a
-//! per-lane vector value, and how results are written back (docs/amdgcn-encoding.md §2).
+//! per-lane vector value, and how results are written back (docs/amdgcn-isa-facts.md §2).
 
 use qd_amdgcn_isa::{Family, Target};
 use qd_amdgcn_isa::{Operand, RegRange};

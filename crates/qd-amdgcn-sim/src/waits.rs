@@ -1,4 +1,4 @@
-//! The memory-result wait checker (docs/amdgcn-encoding.md §8.2, §11.2).
+//! The memory-result wait checker (docs/amdgcn-isa-facts.md §8.2, §11.2).
 //!
 //! Loads write their registers when they are simulated (at issue), but the registers stay *pending*
 //! until an `s_waitcnt` proves the result has returned; reading (or overwriting) a pending register

@@ -1,5 +1,5 @@
 //! Cross-lane instructions in the simulator against an independent plain-Rust model written here
-//! from the documented semantics (docs/amdgcn-encoding.md §9–§10, the RDNA3 /
+//! from the documented semantics (docs/amdgcn-isa-facts.md §9–§10, the RDNA3 /
 //! MI200 ISA guides' pseudocode): every DPP16 control on every architecture that has it, DPP8,
 //! `v_permlane16/x16/64`, every `ds_swizzle` mode, `ds_bpermute`/`ds_permute`, and
 //! `v_readlane/writelane/readfirstlane`, with random data, random and partial EXEC and varied

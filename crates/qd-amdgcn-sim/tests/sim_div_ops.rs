@@ -1,7 +1,7 @@
 //! Hand-checked values for the division, square-root and rounding helpers, the three-operand
 //! min/max/median ops, `v_mad_i64_i32`, `s_bfm`/`s_lshlN_add`, byte and 64-bit LDS operations and
 //! 64-bit global atomics, on every target that has them (assembled from text through the codec),
-//! plus the GFX9 VCC → `v_div_fmas` hazard (docs/amdgcn-encoding.md §11.1 row 18).
+//! plus the GFX9 VCC → `v_div_fmas` hazard (docs/amdgcn-isa-facts.md §11.1 row 18).
 
 mod sim_util;
 

@@ -1,4 +1,4 @@
-//! The simulator as a checker: every planted hazard of docs/amdgcn-encoding.md §11.1, every
+//! The simulator as a checker: every planted hazard of docs/amdgcn-isa-facts.md §11.1, every
 //! missing memory wait and every out-of-bounds access is an error of the right kind naming the
 //! offending instruction's byte offset (and the lane where it applies), and the fixed program
 //! passes.

@@ -344,7 +344,7 @@ fn float_modifiers_and_f64() {
 }
 
 /// (The `s_nop 0` before the store ends the VMEM soft clause of the returning atomic:
-/// docs/amdgcn-encoding.md §11.1 row 12.)
+/// docs/amdgcn-isa-facts.md §11.1 row 12.)
 #[test]
 fn lds_and_global_memory_ops() {
     for t in targets() {
@@ -428,7 +428,7 @@ fn ds_cmpst_operand_order_per_family() {
 }
 
 /// (`s_nop 0` ends a VMEM soft clause before a store or atomic joins one that writes registers:
-/// docs/amdgcn-encoding.md §11.1 row 12, checked on GFX9 as if XNACK were on.)
+/// docs/amdgcn-isa-facts.md §11.1 row 12, checked on GFX9 as if XNACK were on.)
 #[test]
 fn global_flat_widths_and_atomics() {
     for t in targets() {

@@ -1,4 +1,4 @@
-//! Hazard wait-state insertion on the emitted instruction list (docs/amdgcn-encoding.md §11), done
+//! Hazard wait-state insertion on the emitted instruction list (docs/amdgcn-isa-facts.md §11), done
 //! in the same walk that places the memory waits `waitcnt.rs` chose.
 //!
 //! The pass walks the instructions in layout order with the same per-architecture hazard rules the

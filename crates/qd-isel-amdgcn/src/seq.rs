@@ -244,7 +244,7 @@ impl<'s, S: Sink> Builder<'s, S> {
     }
 
     /// GFX11: wait for outstanding VALU results (the transcendental-use hazard,
-    /// docs/amdgcn-encoding.md §11.1 row 13).
+    /// docs/amdgcn-isa-facts.md §11.1 row 13).
     fn trans_wait(&mut self) {
         if self.target.family() == Family::Gfx11 {
             self.sink.step(Inst::new_for(self.target, Op::SWaitcntDepctr, &[]).imm(0x0FFF), &[]);
@@ -319,7 +319,7 @@ pub(crate) fn div_f32_via_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, a
     s.op(Op::VRcpF64, &[wr2(y), rd2(wb)]);
     s.trans_wait();
     if s.target.family() == Family::Gfx9 {
-        // gfx942, docs/amdgcn-encoding.md §11.1 row 13: a transcendental result read by the next
+        // gfx942, docs/amdgcn-isa-facts.md §11.1 row 13: a transcendental result read by the next
         // VALU needs one state.
         s.nop(0);
     }
@@ -374,7 +374,7 @@ pub(crate) fn sqrt_f64_body<S: Sink>(s: &mut Builder<'_, S>, dst: S::R, x: S::R,
     s.op(Op::VBfrevB32, &[wrhi(g), int(8)]);
     s.op(Op::VCmpGtF64, &[vcc, rd2(g), rd2(x)]);
     if s.target.family() == Family::Gfx9 {
-        // gfx942, docs/amdgcn-encoding.md §11.1 row 9: a VALU reads VCC two wait states after a
+        // gfx942, docs/amdgcn-isa-facts.md §11.1 row 9: a VALU reads VCC two wait states after a
         // VALU wrote it.
         s.nop(1);
     }

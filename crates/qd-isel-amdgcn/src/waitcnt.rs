@@ -1,7 +1,7 @@
 //! `s_waitcnt` insertion on the emitted instruction list, per family's counters.
 //!
 //! Memory instructions write their result registers some time after they issue; the counters say
-//! how many are still outstanding (docs/amdgcn-encoding.md §8): `lgkmcnt` for SMEM and LDS, `vmcnt`
+//! how many are still outstanding (docs/amdgcn-isa-facts.md §8): `lgkmcnt` for SMEM and LDS, `vmcnt`
 //! for vector-memory loads and returning atomics (and GFX9 stores), `vscnt` for GFX11 stores.
 //!
 //! The pass tracks, per counter, the outstanding register-writing operations in issue order
@@ -22,7 +22,7 @@
 //! overwrite), and on GFX11 (WGP mode, where the waves of a workgroup may sit on the two CUs of a
 //! WGP with separate caches) also its vector loads and stores (`vmcnt(0)`, `vscnt(0)`); on GFX9 a
 //! workgroup's waves share one CU whose vector memory path is in order, so global stores need no
-//! wait there — LLVM's workgroup-scope release sequences (docs/amdgcn-encoding.md §8.2).
+//! wait there — LLVM's workgroup-scope release sequences (docs/amdgcn-isa-facts.md §8.2).
 //! Waits written by lowering (fences) are honoured as what they prove.
 //!
 //! The pass works from each instruction's register access computed once ([`accesses`], shared

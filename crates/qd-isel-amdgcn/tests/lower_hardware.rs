@@ -5,7 +5,7 @@
 //!   simulator poisons them, `SimOptions::poison_undefined`), so reading them is visible;
 //! - GFX9 soft clauses with XNACK on (qd's code objects say xnack "any"): a run of consecutive
 //!   VMEM (or SMEM) instructions may be replayed, so no member may read a register a member
-//!   writes, and no store may join a run that writes registers (docs/amdgcn-encoding.md §11.1
+//!   writes, and no store may join a run that writes registers (docs/amdgcn-isa-facts.md §11.1
 //!   row 12); the hazard pass ends such runs with `s_nop 0`.
 
 mod lower_util;
@@ -112,7 +112,7 @@ fn run_text(t: Target, text: &str) -> Result<(), qd_amdgcn_sim::SimError> {
     sim.run(&sim_util::asm(text, t), &mut mem).map(|_| ())
 }
 
-/// docs/amdgcn-encoding.md §11.1 row 12 on GFX9: a load that overwrites the address of another load
+/// docs/amdgcn-isa-facts.md §11.1 row 12 on GFX9: a load that overwrites the address of another load
 /// of its clause, and a store after a load in one clause, are hazards; `s_nop 0` between them ends
 /// the clause; a single load that overwrites its own address is no clause; GFX11 has no such rule.
 #[test]

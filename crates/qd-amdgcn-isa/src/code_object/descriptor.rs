@@ -1,4 +1,4 @@
-//! The 64-byte kernel descriptor (`<kernel>.kd`, docs/amdgcn-encoding.md §13): every field decoded,
+//! The 64-byte kernel descriptor (`<kernel>.kd`, docs/amdgcn-isa-facts.md §13): every field decoded,
 //! exact encode/decode, and [`KernelDescriptor::from_resources`] with the granule rules of
 //! §13.1/§13.5.
 //!
@@ -9,7 +9,7 @@
 use super::{CodeObjectConfig, FeatureSetting, KernelResources};
 use crate::target::{Arch, Family, Target, WaveSize};
 
-/// A kernel descriptor, field by field (docs/amdgcn-encoding.md §13).
+/// A kernel descriptor, field by field (docs/amdgcn-isa-facts.md §13).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelDescriptor {
     /// Bytes 0–3: static LDS bytes per workgroup.
@@ -152,7 +152,7 @@ fn put(value: u32, lo: u32, width: u32) -> u32 {
     (value & ((1u32 << width) - 1)) << lo
 }
 
-/// The VGPR allocation granule of a target (docs/amdgcn-encoding.md §1, §13.1): 8 on gfx90a/gfx942
+/// The VGPR allocation granule of a target (docs/amdgcn-isa-facts.md §1, §13.1): 8 on gfx90a/gfx942
 /// (unified file), 4 on gfx1100 wave64, 8 on gfx1100 wave32.
 pub fn vgpr_granule(target: Target) -> u32 {
     match (target.family(), target.wave) {
@@ -163,7 +163,7 @@ pub fn vgpr_granule(target: Target) -> u32 {
 }
 
 /// RSRC1 GRANULATED_WORKITEM_VGPR_COUNT for `next_free_vgpr` architected VGPRs and no AGPRs
-/// (docs/amdgcn-encoding.md §13.1): GFX9 `ceil(max(1, align(v, 4)) / 8) − 1`; gfx1100
+/// (docs/amdgcn-isa-facts.md §13.1): GFX9 `ceil(max(1, align(v, 4)) / 8) − 1`; gfx1100
 /// `ceil(max(1, v) / granule) − 1`.
 pub fn granulated_vgpr_count(target: Target, next_free_vgpr: u32) -> u32 {
     let v = match target.family() {
@@ -174,7 +174,7 @@ pub fn granulated_vgpr_count(target: Target, next_free_vgpr: u32) -> u32 {
     v.div_ceil(vgpr_granule(target)) - 1
 }
 
-/// The SGPRs LLVM adds to `next_free_sgpr` before granulating (docs/amdgcn-encoding.md §13.5):
+/// The SGPRs LLVM adds to `next_free_sgpr` before granulating (docs/amdgcn-isa-facts.md §13.5):
 /// 2 for VCC, replaced by 4 when xnack is on or "any", replaced by 6 when flat scratch is used
 /// or the target has architected flat scratch (gfx942 always). GFX11 only ever adds VCC's 2
 /// (and its descriptor field is 0 anyway).
@@ -195,7 +195,7 @@ pub fn sgpr_extras(arch: Arch, uses_vcc: bool, xnack: FeatureSetting, flat_scrat
 }
 
 /// RSRC1 GRANULATED_WAVEFRONT_SGPR_COUNT for a total SGPR count (including extras):
-/// GFX9 `ceil(max(1, s) / 8) − 1` as LLVM 19 emits it (docs/amdgcn-encoding.md §13.1); GFX11
+/// GFX9 `ceil(max(1, s) / 8) − 1` as LLVM 19 emits it (docs/amdgcn-isa-facts.md §13.1); GFX11
 /// always 0.
 pub fn granulated_sgpr_count(arch: Arch, total_sgprs: u32) -> u32 {
     match arch.family() {
@@ -204,7 +204,7 @@ pub fn granulated_sgpr_count(arch: Arch, total_sgprs: u32) -> u32 {
     }
 }
 
-/// The number of user SGPRs the enabled items take (docs/amdgcn-encoding.md §13.4, §14.1).
+/// The number of user SGPRs the enabled items take (docs/amdgcn-isa-facts.md §13.4, §14.1).
 pub fn user_sgpr_count(user: &super::UserSgprs) -> u32 {
     2 * u32::from(user.dispatch_ptr)
         + 2 * u32::from(user.queue_ptr)
@@ -526,7 +526,7 @@ impl KernelDescriptor {
     }
 
     /// The descriptor for a kernel with these resources in an object for `cfg` (whose xnack
-    /// setting changes the gfx90a SGPR extras, docs/amdgcn-encoding.md §13.5).
+    /// setting changes the gfx90a SGPR extras, docs/amdgcn-isa-facts.md §13.5).
     ///
     /// Matches what `llvm-mc-19` emits for an `.amdhsa_kernel` block with
     /// `.amdhsa_next_free_vgpr/sgpr` = the resources, `.amdhsa_reserve_vcc` = `uses_vcc`,

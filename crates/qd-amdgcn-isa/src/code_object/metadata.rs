@@ -1,11 +1,11 @@
-//! The NT_AMDGPU_METADATA map (docs/amdgcn-encoding.md §15): built from the kernels, keys sorted as
-//! LLVM writes them, and the note record around it (docs/amdgcn-encoding.md §12.6).
+//! The NT_AMDGPU_METADATA map (docs/amdgcn-isa-facts.md §15): built from the kernels, keys sorted as
+//! LLVM writes them, and the note record around it (docs/amdgcn-isa-facts.md §12.6).
 
 use super::msgpack::Value;
 use super::{descriptor, CodeObjectConfig, KernelArg, KernelCode, NT_AMDGPU_METADATA};
 use crate::target::Family;
 
-/// The `.sgpr_count` of a kernel: `next_free_sgpr` plus the extras of docs/amdgcn-encoding.md §13.5
+/// The `.sgpr_count` of a kernel: `next_free_sgpr` plus the extras of docs/amdgcn-isa-facts.md §13.5
 /// (on gfx1100 only VCC's 2, when used).
 pub fn sgpr_count(cfg: &CodeObjectConfig, k: &KernelCode) -> u32 {
     let r = &k.resources;

@@ -1,4 +1,4 @@
-//! The HSA code object: the ELF file the ROCm runtime loads (docs/amdgcn-encoding.md §12–§15).
+//! The HSA code object: the ELF file the ROCm runtime loads (docs/amdgcn-isa-facts.md §12–§15).
 //!
 //! - [`write_code_object`] lays out an `ET_DYN` AMDGPU ELF the way `ld.lld-19 -shared` does:
 //!   the NT_AMDGPU_METADATA note, `.dynsym`/`.hash`/`.dynstr`/`.dynamic`, one 64-byte
@@ -54,7 +54,7 @@ pub enum FeatureSetting {
 
 impl FeatureSetting {
     /// The e_flags field value in its low two bits (1 any, 2 off, 3 on;
-    /// docs/amdgcn-encoding.md §12.2).
+    /// docs/amdgcn-isa-facts.md §12.2).
     fn flag_bits(self) -> u32 {
         match self {
             FeatureSetting::Any => 1,
@@ -98,7 +98,7 @@ impl CodeObjectConfig {
         CodeObjectConfig { target, xnack: FeatureSetting::Any, sramecc: FeatureSetting::Any }
     }
 
-    /// The ELF `e_flags`: MACH | XNACK | SRAMECC (docs/amdgcn-encoding.md §12.2; gfx1100 has
+    /// The ELF `e_flags`: MACH | XNACK | SRAMECC (docs/amdgcn-isa-facts.md §12.2; gfx1100 has
     /// neither feature).
     pub fn e_flags(&self) -> u32 {
         let arch = self.target.arch;
@@ -126,7 +126,7 @@ impl CodeObjectConfig {
     }
 }
 
-/// Which user SGPRs the kernel asks for (docs/amdgcn-encoding.md §13.4, §14.1; in this order
+/// Which user SGPRs the kernel asks for (docs/amdgcn-isa-facts.md §13.4, §14.1; in this order
 /// from s0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct UserSgprs {

@@ -1,4 +1,4 @@
-//! A small MessagePack encoder and decoder for the AMDGPU metadata note (docs/amdgcn-encoding.md
+//! A small MessagePack encoder and decoder for the AMDGPU metadata note (docs/amdgcn-isa-facts.md
 //! §12.6, §15).
 //!
 //! Only what the HSA metadata needs, plus enough of the format to read any well-formed blob:

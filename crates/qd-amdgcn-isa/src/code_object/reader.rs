@@ -1,7 +1,7 @@
 //! The code-object reader: parses our objects and lld-linked ones (and, best effort, llvm-mc's
 //! relocatable output) into kernels with their descriptor, code and metadata.
 //!
-//! What it reads, like the ROCr loader (docs/amdgcn-encoding.md §12.5): the ELF header (class,
+//! What it reads, like the ROCr loader (docs/amdgcn-isa-facts.md §12.5): the ELF header (class,
 //! machine, OS/ABI, `e_flags`), the symbols of `.symtab` (`.dynsym` when there is no `.symtab`),
 //! every global `*.kd` symbol as a kernel descriptor, the entry at descriptor address + entry
 //! offset, and the NT_AMDGPU_METADATA note. Every offset and size is checked: bad input gives an

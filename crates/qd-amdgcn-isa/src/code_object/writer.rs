@@ -1,5 +1,5 @@
 //! The code-object writer: an `ET_DYN` AMDGPU ELF laid out like `ld.lld-19 -shared` output
-//! (docs/amdgcn-encoding.md §12.3), written with `object::write::elf::Writer`.
+//! (docs/amdgcn-isa-facts.md §12.3), written with `object::write::elf::Writer`.
 //!
 //! File layout (offsets grow downwards; every `PT_LOAD` has `p_vaddr ≡ p_offset (mod 0x1000)`,
 //! each new segment placed one page above the previous one's end, as lld does):

@@ -1,4 +1,4 @@
-//! Shared helpers for the code-object tests: the docs/amdgcn-encoding.md §16 reference kernel (its
+//! Shared helpers for the code-object tests: the docs/amdgcn-isa-facts.md §16 reference kernel (its
 //! code words and resources), kernels built from it, and running the LLVM 19 tools on files in a
 //! scratch dir.
 #![allow(dead_code)]
@@ -31,7 +31,7 @@ pub fn ref_code(arch: Arch) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// The reference kernel's resources (docs/amdgcn-encoding.md §16.1): kernarg pointer + workgroup id
+/// The reference kernel's resources (docs/amdgcn-isa-facts.md §16.1): kernarg pointer + workgroup id
 /// x, 2 VGPRs, 6 SGPRs, no VCC, kernarg size 8, workgroups of up to 64.
 pub fn ref_resources() -> KernelResources {
     KernelResources {

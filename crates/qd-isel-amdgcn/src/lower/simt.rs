@@ -34,7 +34,7 @@
 //! * [`ShuffleStrategy::BpermuteHalves`]: gfx1100 wave64, where `ds_bpermute_b32` only permutes
 //!   within each 32-lane half: `v_permlane64_b32` builds the other half's values, two
 //!   `ds_bpermute_b32` read both, and a `v_cndmask_b32` on "source in the other half" picks one
-//!   (docs/amdgcn-encoding.md §10.4). This runs whole-wave (EXEC saved and set to all lanes by an
+//!   (docs/amdgcn-isa-facts.md §10.4). This runs whole-wave (EXEC saved and set to all lanes by an
 //!   `MInst` of its own, restored at the end of the reading `MInst`), because both `v_permlane64`
 //!   and `ds_bpermute` only deliver the data of lanes that execute; which source lanes were active
 //!   is tested on the saved EXEC instead.

@@ -142,7 +142,7 @@ pub(crate) enum Recv {
 }
 
 /// THE lane model: what lane `lane` of a wave of `w` lanes receives from primitive `p` when EXEC
-/// is `exec` (the semantics of `qd-amdgcn-sim`'s `crosslane.rs`, docs/amdgcn-encoding.md §9–§10).
+/// is `exec` (the semantics of `qd-amdgcn-sim`'s `crosslane.rs`, docs/amdgcn-isa-facts.md §9–§10).
 pub(crate) fn lane_model(p: &Prim, lane: u32, w: u32, exec: u64) -> Recv {
     let on = |l: u32| l < w && exec >> l & 1 == 1;
     // `v_writelane_b32` writes its lane whatever EXEC says; every other primitive leaves an
