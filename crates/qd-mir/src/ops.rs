@@ -130,6 +130,12 @@ macro_rules! ops {
                 match self { $( Opcode::$variant => $name, )* }
             }
 
+            /// The class of this opcode with its sub-kind (its op table row's `class`): one
+            /// direct match, as every consumer dispatches on it per instruction.
+            pub fn class(self) -> OpClass {
+                match self { $( Opcode::$variant => OpClass::$class $(($($sub)*))?, )* }
+            }
+
             /// Parses a text name (the parser's dispatch).
             pub fn from_name(s: &str) -> Option<Opcode> {
                 match s { $( $name => Some(Opcode::$variant), )* _ => None }
@@ -147,7 +153,7 @@ macro_rules! ops {
                             num_results: ops!(@count $res),
                             pure: false, reads: false, writes: false, convergent: false,
                             sync_scope: None, terminator: false,
-                            class: OpClass::$class $(($($sub)*))?,
+                            class: Opcode::$variant.class(),
                         };
                         $( ops!(@prop info $prop); )*
                         $( info.sync_scope = Some(Scope::$scope); )?
@@ -567,11 +573,6 @@ pub enum Terminator {
 }
 
 impl Opcode {
-    /// The class of this opcode (its op table row's [`OpInfo::class`]).
-    pub fn class(self) -> OpClass {
-        self.info().class
-    }
-
     class_accessors! {
         /// The scalar binary operation of this opcode, if it is one (`add` … `shr`).
         as_binop: Binary(BinOp);

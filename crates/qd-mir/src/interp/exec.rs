@@ -449,25 +449,25 @@ impl Exec<'_, '_, '_, '_> {
                 let v = eval::canon(self.scalar(sg, r, inst)?, bits);
                 self.set_lanes(sg, r, mask, |_| v);
             }
-            OpClass::Binary(_) => {
+            OpClass::Binary(bop) => {
                 let (&[a, b], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
                 self.expect(sg, inst, args, ty.into())?;
                 let (ai, bi, ri) = (a.index() * w, b.index() * w, r.index() * w);
                 for l in Lanes(mask) {
-                    match eval::binary(op, ty, sg.regs[ai + l], sg.regs[bi + l]) {
+                    match eval::eval_binop(bop, ty, sg.regs[ai + l], sg.regs[bi + l]) {
                         Ok(v) => sg.regs[ri + l] = v,
                         Err(e) => return Err(self.eval_fault(sg, e, inst, l)),
                     }
                 }
             }
-            OpClass::Unary(_) => {
+            OpClass::Unary(uop) => {
                 let (&[a], &[r]) = (args, results) else { return Err(arity()) };
                 let ty = self.scalar(sg, r, inst)?;
                 self.expect(sg, inst, args, ty.into())?;
                 let (ai, ri) = (a.index() * w, r.index() * w);
                 for l in Lanes(mask) {
-                    match eval::unary(op, ty, sg.regs[ai + l]) {
+                    match eval::eval_unop(uop, ty, sg.regs[ai + l]) {
                         Ok(v) => sg.regs[ri + l] = v,
                         Err(e) => return Err(self.eval_fault(sg, e, inst, l)),
                     }

@@ -24,7 +24,7 @@
 
 use super::Buffer;
 use crate::eval::{self, EvalError};
-use crate::ops::{AtomicOp, Opcode};
+use crate::ops::{AtomicOp, BinOp};
 use crate::types::{AddrSpace, ScalarType};
 
 const TAG_SHIFT: u32 = 62;
@@ -188,12 +188,12 @@ impl<'a> Memory<'a> {
         let new_of = |old: u64| -> Result<u64, String> {
             let bad = || format!("atomic {} is not defined on {ty}", op.name());
             let r = match op {
-                AtomicOp::Add if ty.is_numeric() => eval::binary(Opcode::Add, ty, old, v),
-                AtomicOp::Min if ty.is_int() => eval::binary(Opcode::Min, ty, old, v),
-                AtomicOp::Max if ty.is_int() => eval::binary(Opcode::Max, ty, old, v),
-                AtomicOp::And if ty.is_int() => eval::binary(Opcode::And, ty, old, v),
-                AtomicOp::Or if ty.is_int() => eval::binary(Opcode::Or, ty, old, v),
-                AtomicOp::Xor if ty.is_int() => eval::binary(Opcode::Xor, ty, old, v),
+                AtomicOp::Add if ty.is_numeric() => eval::eval_binop(BinOp::Add, ty, old, v),
+                AtomicOp::Min if ty.is_int() => eval::eval_binop(BinOp::Min, ty, old, v),
+                AtomicOp::Max if ty.is_int() => eval::eval_binop(BinOp::Max, ty, old, v),
+                AtomicOp::And if ty.is_int() => eval::eval_binop(BinOp::And, ty, old, v),
+                AtomicOp::Or if ty.is_int() => eval::eval_binop(BinOp::Or, ty, old, v),
+                AtomicOp::Xor if ty.is_int() => eval::eval_binop(BinOp::Xor, ty, old, v),
                 AtomicOp::Exch if ty != ScalarType::Bool => Ok(eval::canon(ty, v)),
                 AtomicOp::Add
                 | AtomicOp::Min
