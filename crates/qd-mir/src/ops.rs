@@ -132,7 +132,7 @@ macro_rules! ops {
 
             /// The class of this opcode with its sub-kind (its op table row's `class`): one
             /// direct match, as every consumer dispatches on it per instruction.
-            pub fn class(self) -> OpClass {
+            pub const fn class(self) -> OpClass {
                 match self { $( Opcode::$variant => OpClass::$class $(($($sub)*))?, )* }
             }
 
@@ -141,26 +141,28 @@ macro_rules! ops {
                 match s { $( $name => Some(Opcode::$variant), )* _ => None }
             }
 
-            /// The op table row.
+            /// The op table row: a lookup in a table built at compile time (the verifier asks for
+            /// it several times per instruction).
             pub fn info(self) -> OpInfo {
-                match self {
-                    $( Opcode::$variant => {
-                        #[allow(unused_mut)]
-                        let mut info = OpInfo {
-                            name: $name,
-                            format: Format::$fmt,
-                            num_args: ops!(@count $args),
-                            num_results: ops!(@count $res),
-                            pure: false, reads: false, writes: false, convergent: false,
-                            sync_scope: None, terminator: false,
-                            class: Opcode::$variant.class(),
-                        };
-                        $( ops!(@prop info $prop); )*
-                        $( info.sync_scope = Some(Scope::$scope); )?
-                        info
-                    } )*
-                }
+                Self::INFO[self as usize]
             }
+
+            /// Every op table row, in `Opcode` order.
+            const INFO: [OpInfo; Opcode::ALL.len()] = [ $( {
+                #[allow(unused_mut)]
+                let mut info = OpInfo {
+                    name: $name,
+                    format: Format::$fmt,
+                    num_args: ops!(@count $args),
+                    num_results: ops!(@count $res),
+                    pure: false, reads: false, writes: false, convergent: false,
+                    sync_scope: None, terminator: false,
+                    class: Opcode::$variant.class(),
+                };
+                $( ops!(@prop info $prop); )*
+                $( info.sync_scope = Some(Scope::$scope); )?
+                info
+            }, )* ];
         }
     };
     (@count var) => { None };
@@ -883,6 +885,8 @@ mod tests {
     fn classes_agree_with_the_table() {
         for &op in Opcode::ALL {
             let info = op.info();
+            // The compile-time table is in `Opcode` order.
+            assert_eq!((info.name, info.class), (op.name(), op.class()), "{op:?}");
             match op.class() {
                 OpClass::Binary(_) => assert!(info.format == Format::Binary && info.pure, "{op}"),
                 OpClass::Unary(_) => assert!(info.format == Format::Unary && info.pure, "{op}"),
