@@ -25,7 +25,7 @@
 //! their next `continue` rather than spin with no lanes).
 
 use qd_mir::types::Type;
-use qd_mir::{Inst, OpClass, Opcode, Region, Terminator};
+use qd_mir::{Inst, Opcode, Region, Terminator};
 use regalloc2::{Operand as RaOperand, OperandConstraint, OperandKind, OperandPos, VReg};
 
 use super::{Cls, Lower, Val};
@@ -513,24 +513,14 @@ fn divergent_if(
 fn region_has_exit(cx: &Lower<'_>, r: Region) -> bool {
     cx.f.regions[r].insts.iter().any(|&i| {
         let d = &cx.f.insts[i];
-        match d.opcode.class() {
-            OpClass::Terminator(Terminator::Break | Terminator::Continue | Terminator::Return) => true,
-            OpClass::If => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_exit(cx, r)),
-            OpClass::Loop => d.regions.iter().filter_map(|r| r.expand()).any(|r| region_has_return(cx, r)),
-            OpClass::Terminator(Terminator::Yield)
-            | OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast
-            | OpClass::Memory(_)
-            | OpClass::Index(_)
-            | OpClass::Exchange(_)
-            | OpClass::Collective(_)
-            | OpClass::Sync(_) => false,
+        let nested =
+            |deep: fn(&Lower<'_>, Region) -> bool| d.regions.iter().filter_map(|r| r.expand()).any(|r| deep(cx, r));
+        match d.opcode.terminator() {
+            Some(t) => t != Terminator::Yield,
+            // Inside a nested loop only a `return` leaves this region; only `if` and `loop` own
+            // regions, so for every other op `nested` is false.
+            None if d.opcode == Opcode::Loop => nested(region_has_return),
+            None => nested(region_has_exit),
         }
     })
 }
