@@ -155,7 +155,7 @@ fn interp_grid(f: &Function) -> Function {
 fn device_default_nans(dev: &Device, reference: &[ArgValue], got: &mut [ArgValue]) {
     match dev.info().kind {
         DeviceKind::Sim | DeviceKind::Hsa => qd_isel_amdgcn::runner::adopt_host_default_nans(reference, got),
-        DeviceKind::Cpu | DeviceKind::Cuda | DeviceKind::Vulkan => {}
+        DeviceKind::Cpu | DeviceKind::Interp | DeviceKind::Cuda | DeviceKind::Vulkan => {}
     }
 }
 

@@ -36,7 +36,7 @@
 
 mod amdgcn;
 mod args;
-mod cpu;
+pub mod cpu;
 pub mod crosscheck;
 mod cuda;
 mod error;
@@ -58,8 +58,10 @@ use qd_mir::{Function, Module, Program};
 /// The kind of a device.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DeviceKind {
-    /// The MIR interpreter.
+    /// Native code on the host's cores (Cranelift).
     Cpu,
+    /// The MIR interpreter (the oracle).
+    Interp,
     /// An NVIDIA GPU through the CUDA driver.
     Cuda,
     /// A Vulkan device (a GPU, or lavapipe on the CPU) through ash.
@@ -76,6 +78,7 @@ impl DeviceKind {
     pub fn name(self) -> &'static str {
         match self {
             DeviceKind::Cpu => "cpu",
+            DeviceKind::Interp => "interp",
             DeviceKind::Cuda => "cuda",
             DeviceKind::Vulkan => "vulkan",
             DeviceKind::Hsa => "hsa",
@@ -118,6 +121,7 @@ impl DeviceInfo {
     pub fn spec(&self) -> String {
         match self.kind {
             DeviceKind::Cpu => format!("cpu:{}", self.subgroup_width),
+            DeviceKind::Interp => format!("interp:{}", self.subgroup_width),
             DeviceKind::Cuda => format!("cuda:{}", self.ordinal),
             DeviceKind::Vulkan => format!("vulkan:{}", self.ordinal),
             DeviceKind::Hsa => format!("hsa:{}", self.ordinal),
@@ -143,7 +147,7 @@ pub struct Device {
 }
 
 pub(crate) enum Imp {
-    Cpu { width: u32 },
+    Cpu { engine: cpu::Engine, width: u32 },
     Cuda(Box<cuda::CudaDevice>),
     Vulkan(Box<vulkan::VulkanDevice>),
     Hsa(Box<hsa::device::HsaGpu>),
@@ -151,15 +155,22 @@ pub(crate) enum Imp {
 }
 
 impl Device {
-    /// The interpreter at subgroup width 32.
+    /// Native code on the host's cores at the default width ([`cpu::DEFAULT_CPU_WIDTH`]).
     pub fn cpu() -> Device {
-        Device { info: cpu::info(32), imp: Imp::Cpu { width: 32 } }
+        let w = cpu::DEFAULT_CPU_WIDTH;
+        Device { info: cpu::info(cpu::Engine::Jit, w), imp: Imp::Cpu { engine: cpu::Engine::Jit, width: w } }
     }
 
-    /// The interpreter at subgroup width `w` (a power of two, 1..=64).
+    /// Native code on the host's cores at subgroup width `w` (a power of two, 1..=64).
     pub fn cpu_with_width(w: u32) -> Result<Device, RtError> {
         cpu::check_width(w)?;
-        Ok(Device { info: cpu::info(w), imp: Imp::Cpu { width: w } })
+        Ok(Device { info: cpu::info(cpu::Engine::Jit, w), imp: Imp::Cpu { engine: cpu::Engine::Jit, width: w } })
+    }
+
+    /// The MIR interpreter (the oracle) at subgroup width `w` (a power of two, 1..=64).
+    pub fn interp(w: u32) -> Result<Device, RtError> {
+        cpu::check_width(w)?;
+        Ok(Device { info: cpu::info(cpu::Engine::Interp, w), imp: Imp::Cpu { engine: cpu::Engine::Interp, width: w } })
     }
 
     /// CUDA device `ordinal`. Without a driver: `Err` ("no CUDA driver (libcuda.so) found").
@@ -208,7 +219,7 @@ impl Device {
     pub fn open(spec: &str) -> Result<Device, RtError> {
         let bad = || {
             RtError::usage(format!(
-                "unknown device '{spec}' (want cpu, cpu:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL, \
+                "unknown device '{spec}' (want cpu, cpu:WIDTH, interp, interp:WIDTH, cuda, cuda:ORDINAL, vulkan, vulkan:ORDINAL, \
                  hsa, hsa:ORDINAL, sim-gfx942, sim-gfx90a, sim-gfx1100, sim-gfx1100-w32 or best)"
             ))
         };
@@ -227,6 +238,13 @@ impl Device {
                     .parse::<u32>()
                     .map_err(|_| RtError::usage(format!("cpu:{w}: the width must be a power of two from 1 to 64")))?;
                 Device::cpu_with_width(w)
+            }
+            ("interp", None) => Device::interp(cpu::DEFAULT_CPU_WIDTH),
+            ("interp", Some(w)) => {
+                let w = w.parse::<u32>().map_err(|_| {
+                    RtError::usage(format!("interp:{w}: the width must be a power of two from 1 to 64"))
+                })?;
+                Device::interp(w)
             }
             ("cuda", None) => Device::cuda(0),
             ("cuda", Some(n)) => {
@@ -280,7 +298,7 @@ impl Device {
     /// `hsa:N` and as `vulkan:M`). The sim devices are not listed (see [`Device::simulated`]).
     /// Never fails: a missing driver only leaves its devices out.
     pub fn available() -> Vec<DeviceInfo> {
-        let mut v = vec![cpu::info(32)];
+        let mut v = vec![cpu::info(cpu::Engine::Jit, cpu::DEFAULT_CPU_WIDTH)];
         if let Ok(n) = cuda::count() {
             for i in 0..n {
                 if let Ok((_, info)) = cuda::open(i) {
@@ -326,7 +344,7 @@ impl Device {
     /// Runs a kernel: uploads the buffers, launches, waits and downloads them in place.
     pub fn run_kernel(&self, f: &Function, args: &mut [ArgValue], opts: &LaunchOptions) -> Result<(), RtError> {
         match &self.imp {
-            Imp::Cpu { width } => cpu::run_kernel(*width, f, args, opts),
+            Imp::Cpu { engine, width } => cpu::run_kernel(*engine, *width, f, args, opts),
             Imp::Cuda(c) => match opts.block {
                 Some(b) => {
                     let mut g = f.clone();
@@ -358,7 +376,7 @@ impl Device {
     /// buffers on the device across runs, see [`Device::run_program_resident`].
     pub fn run_program(&self, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
         match &self.imp {
-            Imp::Cpu { width } => cpu::run_program(*width, m, p, args),
+            Imp::Cpu { engine, width } => cpu::run_program(*engine, *width, m, p, args),
             Imp::Cuda(c) => c.run_program(m, p, args),
             Imp::Vulkan(v) => v.run_program(m, p, args),
             Imp::Hsa(_) | Imp::Sim { .. } => self.run_program_uploaded(m, p, args),

@@ -320,11 +320,11 @@ impl Device {
             check_launch_args(&l.kernel.function, l.args)?;
         }
         match &self.imp {
-            Imp::Cpu { width } => {
+            Imp::Cpu { engine, width } => {
                 for l in launches {
                     let f = &*l.kernel.function;
                     let (bufs, scalars) = host_args(f, l.args, "cpu")?;
-                    cpu::launch(*width, f, &bufs, scalars, l.grid)?;
+                    cpu::launch(*engine, *width, f, &bufs, scalars, l.grid)?;
                 }
                 Ok(())
             }

@@ -146,7 +146,7 @@ fn available_and_best_work_with_or_without_a_gpu() {
     }
     // The list is ordered: cpu, cuda, hsa, vulkan.
     let rank = |k: DeviceKind| match k {
-        DeviceKind::Cpu => 0,
+        DeviceKind::Cpu | DeviceKind::Interp => 0,
         DeviceKind::Cuda => 1,
         DeviceKind::Hsa => 2,
         DeviceKind::Vulkan => 3,

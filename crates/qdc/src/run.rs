@@ -191,7 +191,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let info = device.info().clone();
     let start = Instant::now();
     let mut lane_instructions = None;
-    if info.kind == DeviceKind::Cpu {
+    if info.kind == DeviceKind::Interp {
         // The interpreter directly, for its statistics.
         let cfg = RunConfig { subgroup_size: info.subgroup_width, grid: o.grid, block: o.block, step_limit: None };
         let stats = match (&o.kernel, &o.program) {

@@ -89,18 +89,18 @@ pub fn register(s: &mut Suite) {
         }
         Ok(())
     });
-    s.case("algo::sort/big/u32/1000003 (cuda and vulkan: skipped on the interpreter)", |dev| {
+    s.case("algo::sort/big/u32/1000003 (skipped on the interpreter and the simulators)", |dev| {
         let n = 1_000_003;
         match dev.info().kind {
             // The interpreter and the AMDGCN simulator: far too slow for a million keys.
-            DeviceKind::Cpu | DeviceKind::Sim => return Ok(()),
+            DeviceKind::Interp | DeviceKind::Sim => return Ok(()),
             // lavapipe: about 2 s a million keys; the full-width u32 keys only.
             DeviceKind::Vulkan => {
                 let keys = keys_of::<u32>("random", n, 15);
                 return run_case(dev, &keys, None, 32, n as u64, &[n], Strategy::MultiLaunch);
             }
-            // A GPU through CUDA or HSA: the whole case.
-            DeviceKind::Cuda | DeviceKind::Hsa => {}
+            // A GPU through CUDA or HSA, and native code on the host: the whole case.
+            DeviceKind::Cpu | DeviceKind::Cuda | DeviceKind::Hsa => {}
         }
         strategies_agree::<u32>(dev, n, 32, "random", &[n, 65_537])?;
         let keys = keys_of::<f64>("random", n, 14);
@@ -114,10 +114,10 @@ pub fn register(s: &mut Suite) {
 fn full_width_runs_on(dev: &Device) -> bool {
     let info = dev.info();
     match info.kind {
-        DeviceKind::Cpu => info.subgroup_width == 32,
+        DeviceKind::Interp => info.subgroup_width == 32,
         // The simulator is slower than the interpreter: the end_bit sorts at 65 537 suffice.
         DeviceKind::Sim => false,
-        DeviceKind::Cuda | DeviceKind::Hsa | DeviceKind::Vulkan => true,
+        DeviceKind::Cpu | DeviceKind::Cuda | DeviceKind::Hsa | DeviceKind::Vulkan => true,
     }
 }
 

@@ -125,31 +125,10 @@ impl<'a> Memory<'a> {
 
     /// Resolves a pointer to an element of `bytes` bytes, checking tag, alignment and bounds.
     fn locate(&mut self, ptr: u64, bytes: u32) -> Result<Loc, String> {
-        let space = match ptr >> TAG_SHIFT {
-            TAG_GLOBAL => AddrSpace::Global,
-            TAG_SHARED => AddrSpace::Shared,
-            _ => return Err(format!("invalid pointer {ptr:#x} (not derived from a buffer or shared array)")),
-        };
-        let id = ((ptr >> ID_SHIFT) & ID_MASK) as usize;
-        let name = || self.name(space, id);
-        if ptr & POISON != 0 {
-            return Err(format!("out of bounds: pointer into {} was offset far out of range", name()));
-        }
-        let off = sign_extend(ptr & OFF_MASK);
-        let bytes_i = i64::from(bytes.max(1));
-        if off.rem_euclid(bytes_i) != 0 {
-            return Err(format!("misaligned access: byte offset {off} into {} is not a multiple of {bytes}", name()));
-        }
-        let index = off.div_euclid(bytes_i);
-        let name = name();
-        let Some(data) = self.bytes_mut(space, id) else {
-            return Err(format!("invalid pointer {ptr:#x}: {name} is not a buffer"));
-        };
-        let len = data.len() as i64 / bytes_i;
-        if index < 0 || index >= len {
-            return Err(format!("out of bounds: index {index} of {name} (length {len})"));
-        }
-        Ok(Loc { space, byte: off as usize })
+        let (space, id) = decode_target(ptr).unwrap_or((AddrSpace::Global, usize::MAX));
+        let len = self.bytes_mut(space, id).map(|d| d.len());
+        let byte = resolve(ptr, bytes, |s, i| self.name(s, i), |s, i| if (s, i) == (space, id) { len } else { None })?;
+        Ok(Loc { space, byte })
     }
 
     fn read_raw(&mut self, loc: &Loc, id: usize, bytes: u32) -> u64 {
@@ -226,6 +205,53 @@ impl<'a> Memory<'a> {
         }
         Ok(old)
     }
+}
+
+/// The address space and buffer/shared-array id a pointer names, when its tag is a valid one.
+pub fn decode_target(ptr: u64) -> Option<(AddrSpace, usize)> {
+    let space = match ptr >> TAG_SHIFT {
+        TAG_GLOBAL => AddrSpace::Global,
+        TAG_SHARED => AddrSpace::Shared,
+        _ => return None,
+    };
+    Some((space, ((ptr >> ID_SHIFT) & ID_MASK) as usize))
+}
+
+/// Checks an access of `bytes` bytes through `ptr` and gives its byte offset, or the fault
+/// message every device reports for it: an invalid tag, a poisoned offset, a misaligned offset, a
+/// pointer to something that is not a buffer, or an index out of bounds. `name(space, id)` names
+/// the buffer parameter (`%buf`) or shared array (`@tile`); `len(space, id)` is its length in
+/// bytes (`None` when the id is not a buffer or array). The interpreter and the native `cpu`
+/// back end both report faults through this one function, so their messages agree.
+pub fn resolve(
+    ptr: u64,
+    bytes: u32,
+    name: impl Fn(AddrSpace, usize) -> String,
+    len: impl Fn(AddrSpace, usize) -> Option<usize>,
+) -> Result<usize, String> {
+    let Some((space, id)) = decode_target(ptr) else {
+        return Err(format!("invalid pointer {ptr:#x} (not derived from a buffer or shared array)"));
+    };
+    if ptr & POISON != 0 {
+        return Err(format!("out of bounds: pointer into {} was offset far out of range", name(space, id)));
+    }
+    let off = sign_extend(ptr & OFF_MASK);
+    let bytes_i = i64::from(bytes.max(1));
+    if off.rem_euclid(bytes_i) != 0 {
+        return Err(format!(
+            "misaligned access: byte offset {off} into {} is not a multiple of {bytes}",
+            name(space, id)
+        ));
+    }
+    let index = off.div_euclid(bytes_i);
+    let Some(data_len) = len(space, id) else {
+        return Err(format!("invalid pointer {ptr:#x}: {} is not a buffer", name(space, id)));
+    };
+    let len = data_len as i64 / bytes_i;
+    if index < 0 || index >= len {
+        return Err(format!("out of bounds: index {index} of {} (length {len})", name(space, id)));
+    }
+    Ok(off as usize)
 }
 
 fn id_of(ptr: u64) -> usize {

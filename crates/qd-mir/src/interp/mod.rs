@@ -27,8 +27,13 @@
 
 mod check;
 mod exec;
-mod memory;
+pub(crate) mod memory;
 pub mod simt;
+
+/// The pointer encoding and the access check every `cpu` engine shares (see [`memory`]'s docs).
+pub mod pointer {
+    pub use super::memory::{decode_target, encode, offset, resolve};
+}
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -258,6 +263,28 @@ pub fn run_kernel_shared(
     args: &mut [ArgValue],
     bind: &[usize],
 ) -> Result<RunStats, InterpError> {
+    let (scalars, param_slot) = bind_args(f, args, bind)?;
+    let slots: Vec<Option<&mut Buffer>> = args
+        .iter_mut()
+        .map(|a| match a {
+            ArgValue::Buffer(b) => Some(b),
+            ArgValue::Scalar(..) => None,
+        })
+        .collect();
+    let mut cnt = Counters { steps: 0, limit: cfg.step_limit, blocks: 0, barriers: 0 };
+    launch(f, cfg, cfg.grid, cfg.block, slots, param_slot, &scalars, &mut cnt)?;
+    Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
+}
+
+/// Checks a kernel's arguments against its parameters, as every `cpu` engine does before a
+/// launch: `bind[i]` is the index in `args` of parameter `i`'s argument. Gives each parameter's
+/// canonical scalar bits (`None` for buffers) and the argument slot of each buffer parameter.
+#[allow(clippy::type_complexity)]
+pub fn bind_args(
+    f: &Function,
+    args: &[ArgValue],
+    bind: &[usize],
+) -> Result<(Vec<Option<u64>>, Vec<Option<usize>>), InterpError> {
     let err = |m: String| InterpError::new(&f.name, m);
     if bind.len() != f.params.len() {
         return Err(err(format!("expects {} argument(s), got {}", f.params.len(), bind.len())));
@@ -271,16 +298,7 @@ pub fn run_kernel_shared(
         param_slot.push(s.is_none().then_some(k));
         scalars.push(s);
     }
-    let slots: Vec<Option<&mut Buffer>> = args
-        .iter_mut()
-        .map(|a| match a {
-            ArgValue::Buffer(b) => Some(b),
-            ArgValue::Scalar(..) => None,
-        })
-        .collect();
-    let mut cnt = Counters { steps: 0, limit: cfg.step_limit, blocks: 0, barriers: 0 };
-    launch(f, cfg, cfg.grid, cfg.block, slots, param_slot, &scalars, &mut cnt)?;
-    Ok(RunStats { lane_instructions: cnt.steps, blocks: cnt.blocks, barriers: cnt.barriers })
+    Ok((scalars, param_slot))
 }
 
 /// Runs the launches of a program in order. `args` has one entry per program parameter; a buffer
@@ -424,6 +442,34 @@ fn launch(
         let e = err(format!("malformed kernel: {m}"));
         InterpError { at: Box::new(FaultSite { inst: inst.map(|i| i.to_string()), ..FaultSite::default() }), ..e }
     })?;
+    let (block, grid) = geometry(f, grid, block, scalars)?;
+    let params = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| exec::param_bits(p.ty, i, scalars.get(i).copied().flatten()))
+        .collect();
+    let names = f.params.iter().map(|p| p.name.clone()).collect();
+    let shared: Vec<(String, u64)> =
+        f.shared.values().map(|s| (s.name.clone(), u64::from(s.len) * u64::from(s.elem.bytes()))).collect();
+    let shared_bytes: u64 = shared.iter().map(|s| s.1).sum();
+    if shared_bytes > MAX_SHARED_BYTES {
+        return Err(err(format!("shared arrays need {shared_bytes} bytes, more than {MAX_SHARED_BYTES}")));
+    }
+    let mut mem = Memory::new(slots, param_slot, names, &shared);
+    let l = Launch { f, width, block, grid, params };
+    exec::run_launch(&l, &mut mem, cnt).map_err(|fault| fault.render(f))
+}
+
+/// The block and grid of one launch of `f`: the overrides or the kernel's own launch shape
+/// (`grid(cover %n)` computed from the scalar arguments), checked against [`MAX_BLOCK_THREADS`].
+pub fn geometry(
+    f: &Function,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    scalars: &[Option<u64>],
+) -> Result<([u32; 3], [u32; 3]), InterpError> {
+    let err = |m: String| InterpError::new(&f.name, m);
     let block = block.unwrap_or(f.launch.block);
     let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
     if threads == 0 || threads > MAX_BLOCK_THREADS {
@@ -448,20 +494,5 @@ fn launch(
             [n, 1, 1]
         }
     };
-    let params = f
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| exec::param_bits(p.ty, i, scalars.get(i).copied().flatten()))
-        .collect();
-    let names = f.params.iter().map(|p| p.name.clone()).collect();
-    let shared: Vec<(String, u64)> =
-        f.shared.values().map(|s| (s.name.clone(), u64::from(s.len) * u64::from(s.elem.bytes()))).collect();
-    let shared_bytes: u64 = shared.iter().map(|s| s.1).sum();
-    if shared_bytes > MAX_SHARED_BYTES {
-        return Err(err(format!("shared arrays need {shared_bytes} bytes, more than {MAX_SHARED_BYTES}")));
-    }
-    let mut mem = Memory::new(slots, param_slot, names, &shared);
-    let l = Launch { f, width, block, grid, params };
-    exec::run_launch(&l, &mut mem, cnt).map_err(|fault| fault.render(f))
+    Ok((block, grid))
 }
