@@ -75,8 +75,44 @@ pub(crate) fn info(engine: Engine, w: u32) -> DeviceInfo {
     }
 }
 
+/// The native code of `f` at width `w` (from the process-wide cache). A kernel built for another
+/// width is the interpreter's launch error, not a compile error: the same report on both engines.
+fn compiled(w: u32, f: &Function) -> Result<std::sync::Arc<qd_isel_cpu::CpuKernel>, RtError> {
+    if let Some(sw) = f.launch.subgroup_size.filter(|&sw| sw != w) {
+        let message = format!("the kernel was built for subgroup({sw}) and cannot run at subgroup width {w}");
+        let e = InterpError { kernel: f.name.clone(), message, program: None, launch: None, at: Box::default() };
+        return Err(RtError::interp(&e));
+    }
+    qd_isel_cpu::cache::get(f, w).map_err(|e| RtError::compile(&e))
+}
+
 fn run_options(opts: &LaunchOptions) -> RunOptions {
-    RunOptions { grid: opts.grid, block: opts.block, limits: Limits { step_limit: None, time_limit: time_limit() }, threads: None }
+    RunOptions { grid: opts.grid, block: opts.block, limits: default_limits(), threads: None }
+}
+
+/// The limits of a `cpu` launch: no step limit, [`time_limit`].
+pub(crate) fn default_limits() -> Limits {
+    Limits { step_limit: None, time_limit: time_limit() }
+}
+
+/// Runs a kernel on native code with explicit limits (the cross-check's expected-fault runs).
+pub(crate) fn jit_kernel_limited(
+    w: u32,
+    f: &Function,
+    args: &mut [ArgValue],
+    opts: &LaunchOptions,
+    limits: Limits,
+) -> Result<(), RtError> {
+    let k = compiled(w, f)?;
+    let o = RunOptions { limits, ..run_options(opts) };
+    k.run(args, &o).map(|_| ()).map_err(|e| RtError::interp(&e))
+}
+
+/// Runs a program on native code with explicit limits, with its checks and status word.
+pub(crate) fn jit_program_limited(w: u32, m: &Module, p: &Program, args: &mut [ArgValue], limits: Limits) -> Result<(), RtError> {
+    crate::program::check_args(p, args)?;
+    let status = jit_program_status(w, m, p, args, limits)?;
+    crate::program::check_status(p, status)
 }
 
 fn config(w: u32, opts: &LaunchOptions) -> RunConfig {
@@ -94,7 +130,7 @@ pub(crate) fn run_kernel(
     match engine {
         Engine::Interp => interp::run_kernel(f, &config(w, opts), args).map(|_| ()).map_err(|e| RtError::interp(&e)),
         Engine::Jit => {
-            let k = qd_isel_cpu::cache::get(f, w).map_err(|e| RtError::compile(&e))?;
+            let k = compiled(w, f)?;
             k.run(args, &run_options(opts)).map(|_| ()).map_err(|e| RtError::interp(&e))
         }
     }
@@ -108,7 +144,7 @@ pub(crate) fn run_program(engine: Engine, w: u32, m: &Module, p: &Program, args:
             let cfg = RunConfig { subgroup_size: w, ..RunConfig::default() };
             interp::run_program_status(m, p, &cfg, args).map_err(|e| RtError::interp(&e))?.1
         }
-        Engine::Jit => jit_program_status(w, m, p, args)?,
+        Engine::Jit => jit_program_status(w, m, p, args, default_limits())?,
     };
     crate::program::check_status(p, status)
 }
@@ -116,7 +152,7 @@ pub(crate) fn run_program(engine: Engine, w: u32, m: &Module, p: &Program, args:
 /// The launches of a program on native code, in order, over the program's buffers (updated in
 /// place), with a zeroed status word; gives the final status word. Errors name the program and
 /// the launch as the interpreter's do.
-fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<u32, RtError> {
+fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue], limits: Limits) -> Result<u32, RtError> {
     let perr = |e: InterpError| RtError::interp(&InterpError { program: Some(p.name.clone()), ..e });
     let plain = |launch: Option<usize>, kernel: &str, message: String| InterpError {
         kernel: kernel.to_string(),
@@ -131,7 +167,7 @@ fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) ->
         args.iter_mut().map(|a| std::mem::replace(a, ArgValue::Scalar(ScalarType::U32, 0))).collect();
     let status_slot = all.len();
     all.push(ArgValue::Buffer(Buffer { elem: ScalarType::U32, data: vec![0; 4] }));
-    let opts = RunOptions { limits: Limits { step_limit: None, time_limit: time_limit() }, ..RunOptions::default() };
+    let opts = RunOptions { limits, ..RunOptions::default() };
     let mut result = Ok(());
     for (li, l) in p.launches.iter().enumerate() {
         let Some(f) = m.kernel(&l.kernel) else {
@@ -162,10 +198,10 @@ fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) ->
         if result.is_err() {
             break;
         }
-        let k = match qd_isel_cpu::cache::get(f, w) {
+        let k = match compiled(w, f) {
             Ok(k) => k,
             Err(e) => {
-                result = Err(RtError::compile(&e).context(format!("program @{}, launch {li}", p.name)));
+                result = Err(e.context(format!("program @{}, launch {li}", p.name)));
                 break;
             }
         };
@@ -205,7 +241,7 @@ pub(crate) fn launch(
             })
         }
         Engine::Jit => {
-            let k = qd_isel_cpu::cache::get(f, w).map_err(|e| RtError::compile(&e))?;
+            let k = compiled(w, f)?;
             let opts = run_options(&LaunchOptions { grid, block: None });
             with_bound_buffers(bufs, scalars, |args, bind| {
                 k.run_shared(args, bind, &opts).map(|_| ()).map_err(|e| RtError::interp(&e))

@@ -58,6 +58,8 @@ pub enum Outcome {
     Mismatch(Mismatch),
     /// The device failed (compile error, driver error, timeout).
     DeviceError(RtError),
+    /// The interpreter faults and the device reported the same fault (host devices only).
+    FaultMatched(String),
 }
 
 /// The result of one cross-check.
@@ -96,6 +98,7 @@ impl fmt::Display for Report {
                 if m.count == 1 { "" } else { "s" }
             ),
             Outcome::DeviceError(e) => write!(f, "{} on {}: device error: {e}", self.what, self.device),
+            Outcome::FaultMatched(m) => write!(f, "{} on {}: faulted as the interpreter does ({m})", self.what, self.device),
         }
     }
 }
@@ -166,6 +169,11 @@ pub fn kernel(dev: &Device, f: &Function, args: &[ArgValue], opts: &LaunchOption
     let mut reference = args.to_vec();
     let w = dev.info().subgroup_width;
     if let Err(e) = interp::run_kernel(f, &reference_config(w, opts), &mut reference) {
+        if dev.info().kind == DeviceKind::Cpu {
+            let mut got = args.to_vec();
+            let r = crate::cpu::jit_kernel_limited(w, &interp_grid(f), &mut got, opts, fault_limits());
+            return Report { what, device, outcome: same_fault(&e, r) };
+        }
         return Report { what, device, outcome: Outcome::Skipped(format!("at width {w}: {e}")) };
     }
     let mut got = args.to_vec();
@@ -187,6 +195,13 @@ pub fn program(dev: &Device, m: &Module, p: &Program, args: &[ArgValue]) -> Repo
     let mut reference = args.to_vec();
     let w = dev.info().subgroup_width;
     if let Err(e) = interp::run_program(m, p, &reference_config(w, &LaunchOptions::default()), &mut reference) {
+        if dev.info().kind == DeviceKind::Cpu {
+            let mut got = args.to_vec();
+            let mut fixed = m.clone();
+            fixed.kernels = fixed.kernels.iter().map(interp_grid).collect();
+            let r = crate::cpu::jit_program_limited(w, &fixed, p, &mut got, fault_limits());
+            return Report { what, device, outcome: same_fault(&e, r) };
+        }
         return Report { what, device, outcome: Outcome::Skipped(format!("at width {w}: {e}")) };
     }
     let mut got = args.to_vec();
@@ -203,6 +218,36 @@ pub fn program(dev: &Device, m: &Module, p: &Program, args: &[ArgValue]) -> Repo
     Report { what, device, outcome }
 }
 
+/// The limits of a native run of an expected-fault case: the reference's step limit (a time limit
+/// too, so that a defect cannot hang the check).
+fn fault_limits() -> qd_isel_cpu::Limits {
+    qd_isel_cpu::Limits {
+        step_limit: Some(REFERENCE_STEP_LIMIT),
+        time_limit: Some(std::time::Duration::from_secs(60)),
+    }
+}
+
+/// Whether the native `cpu` device reported the interpreter's fault `reference`: the same text,
+/// site included (kernel, instruction, block, thread, lane). A step-limit fault matches on its
+/// message alone: the native code counts steps per region, not per instruction, so it stops at
+/// another instruction.
+fn same_fault(reference: &interp::InterpError, got: Result<(), RtError>) -> Outcome {
+    let want = RtError::interp(reference).to_string();
+    match got {
+        Ok(()) => Outcome::DeviceError(RtError::usage(format!("the device did not fault; the interpreter: {want}"))),
+        Err(e) => {
+            let text = e.to_string();
+            let step = reference.message.starts_with("step limit of ");
+            let same = if step { text.contains(&reference.message) } else { text == want };
+            if same {
+                Outcome::FaultMatched(reference.message.clone())
+            } else {
+                Outcome::DeviceError(RtError::usage(format!("a different fault: {text}; the interpreter: {want}")))
+            }
+        }
+    }
+}
+
 /// Counts cross-check reports and keeps the failures' texts.
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
@@ -210,6 +255,8 @@ pub struct Tally {
     pub matched: usize,
     /// Skipped reports (expected faults).
     pub skipped: usize,
+    /// Expected faults the device reported as the interpreter does (the host devices).
+    pub faults: usize,
     /// Failures, each as `WHERE: REPORT`.
     pub failures: Vec<String>,
 }
@@ -220,6 +267,7 @@ impl Tally {
         match r.outcome {
             Outcome::Matched => self.matched += 1,
             Outcome::Skipped(_) => self.skipped += 1,
+            Outcome::FaultMatched(_) => self.faults += 1,
             _ => self.failures.push(format!("{at}: {r}")),
         }
     }
@@ -229,10 +277,12 @@ impl Tally {
         self.failures.push(format!("{at}: {why}"));
     }
 
-    /// `LABEL: N matched, M skipped (expected fault), K failed`.
+    /// `LABEL: N matched, M skipped (expected fault), K failed` (with `F faults matched` when
+    /// the device reported expected faults).
     pub fn summary(&self, label: &str) -> String {
+        let faults = if self.faults > 0 { format!(", {} faults matched", self.faults) } else { String::new() };
         format!(
-            "{label}: {} matched, {} skipped (expected fault), {} failed",
+            "{label}: {} matched{faults}, {} skipped (expected fault), {} failed",
             self.matched,
             self.skipped,
             self.failures.len()
