@@ -5,8 +5,10 @@
 //! added to qd-rt later is covered by every existing suite without new test code. What is in the
 //! matrix:
 //!
-//! - `cpu:8`, `cpu:32`, `cpu:64`: the interpreter at the three subgroup widths the library must
-//!   handle (lavapipe-like, CUDA-like, AMD wave64-like); always present.
+//! - `cpu:4`, `cpu:8`, `cpu:16`, `cpu:32`, `cpu:64`: native code (`qd-isel-cpu`) at every
+//!   subgroup width a device of qd has (lavapipe's 4–16, CUDA's 32, AMD's wave64); always
+//!   present. The interpreter (`interp:W`) is the oracle the corpora are checked against and has
+//!   its own tests; a suite runs on it when named: `QD_TEST_DEVICES=interp:32`.
 //! - `cuda:N` for every NVIDIA GPU, when `QD_TEST_CUDA=1` (a GPU test run is opt-in, since CI has
 //!   no GPU); otherwise the entry is skipped with the reason.
 //! - `vulkan:N` for every Vulkan device the loader reports (on a machine without GPU: lavapipe,
@@ -44,7 +46,7 @@ pub struct DeviceMatrix {
 }
 
 /// The cpu widths of the default matrix.
-pub const CPU_WIDTHS: [u32; 3] = [8, 32, 64];
+pub const CPU_WIDTHS: [u32; 5] = [4, 8, 16, 32, 64];
 
 impl DeviceMatrix {
     /// The matrix for this machine and environment (see the module documentation).
@@ -113,16 +115,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_matrix_has_the_three_cpu_widths_and_explains_cuda() {
+    fn default_matrix_has_the_cpu_widths_and_explains_cuda() {
         let m = DeviceMatrix::default_matrix(false);
         let specs: Vec<String> = m.devices.iter().map(|d| d.info().spec()).collect();
-        assert_eq!(specs[..3], ["cpu:8", "cpu:32", "cpu:64"]);
+        assert_eq!(specs[..5], ["cpu:4", "cpu:8", "cpu:16", "cpu:32", "cpu:64"]);
         assert_eq!(m.skipped[0].spec, "cuda");
         assert!(m.skipped[0].reason.contains("QD_TEST_CUDA"));
         // Every Vulkan device is in the matrix, or a `vulkan` entry says why none is.
-        let vulkan = specs[3..].iter().filter(|s| s.starts_with("vulkan:")).count();
+        let vulkan = specs[5..].iter().filter(|s| s.starts_with("vulkan:")).count();
         let skipped = m.skipped.iter().filter(|s| s.spec.starts_with("vulkan")).count();
-        assert_eq!(specs.len(), 3 + vulkan);
+        assert_eq!(specs.len(), 5 + vulkan);
         assert!(vulkan + skipped >= 1, "{m:?}");
         if std::env::var("QD_REQUIRE_VULKAN").as_deref() == Ok("1") {
             assert!(vulkan >= 1, "QD_REQUIRE_VULKAN=1 but the matrix has no vulkan device: {:?}", m.skipped);
@@ -142,6 +144,8 @@ mod tests {
     #[test]
     fn specs_that_cannot_open_are_skipped_with_the_reason() {
         let m = DeviceMatrix::from_specs(["cpu:16", "cpu:3", "nope"]);
+        let i = DeviceMatrix::from_specs(["interp:8"]);
+        assert_eq!(i.devices[0].info().spec(), "interp:8");
         assert_eq!(m.devices.len(), 1);
         assert_eq!(m.devices[0].info().subgroup_width, 16);
         assert_eq!(m.skipped.len(), 2);
