@@ -9,12 +9,12 @@
 use crate::abi::{SgCtx, STATUS_ABORT, STATUS_FAULT};
 use crate::launch::Shared;
 use corosensei::Yielder;
+use cranelift_entity::EntityRef;
 use qd_mir::eval::{self, EvalError};
 use qd_mir::interp::pointer;
 use qd_mir::interp::simt::{self, ShuffleKind, VoteKind};
 use qd_mir::ops::{BinOp, Collective, ExchangeOp, OpClass, PredOp};
 use qd_mir::{AddrSpace, Function, Imm, Inst, ScalarType};
-use cranelift_entity::EntityRef;
 use std::sync::atomic::Ordering;
 
 /// A fault a subgroup met, before it is rendered into an `InterpError`.
@@ -118,11 +118,8 @@ pub mod code {
 pub extern "C" fn qd_fault(ctx: *mut SgCtx, code: u32, inst: u32, key: u32, lane: u32, a: u64, b: u64) {
     // SAFETY: called by compiled code with its own context.
     let h = unsafe { host(ctx) };
-    let message = if code == code::ACCESS {
-        access_message(h, a, b as u32)
-    } else {
-        "integer division by zero".to_string()
-    };
+    let message =
+        if code == code::ACCESS { access_message(h, a, b as u32) } else { "integer division by zero".to_string() };
     h.record(PendingFault { key, message, inst: Some(Inst::new(inst as usize)), lane: Some(lane) });
 }
 
@@ -147,7 +144,14 @@ fn access_message(h: &SgHost<'_>, ptr: u64, bytes: u32) -> String {
 /// Runs an exchange or collective instruction on the lane arrays `a` (and `b`) for the lanes of
 /// `mask`, writing the active lanes of `dst`; returns the result of the lowest active lane (the
 /// value of a uniform result).
-pub extern "C" fn qd_exchange(ctx: *mut SgCtx, inst: u32, a: *const u64, b: *const u64, dst: *mut u64, mask: u64) -> u64 {
+pub extern "C" fn qd_exchange(
+    ctx: *mut SgCtx,
+    inst: u32,
+    a: *const u64,
+    b: *const u64,
+    dst: *mut u64,
+    mask: u64,
+) -> u64 {
     // SAFETY: called by compiled code with its own context.
     let h = unsafe { host(ctx) };
     let w = h.width();
@@ -180,10 +184,7 @@ pub extern "C" fn qd_exchange(ctx: *mut SgCtx, inst: u32, a: *const u64, b: *con
             let kind = match c {
                 Collective::VoteAll => VoteKind::All,
                 Collective::VoteAny => VoteKind::Any,
-                Collective::VoteEq
-                | Collective::Reduce
-                | Collective::Scan
-                | Collective::SegReduce => VoteKind::Eq,
+                Collective::VoteEq | Collective::Reduce | Collective::Scan | Collective::SegReduce => VoteKind::Eq,
             };
             simt::vote(kind, ty_of(0), va, mask, wu, t)
         }

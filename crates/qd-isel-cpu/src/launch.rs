@@ -122,14 +122,22 @@ impl CpuKernel {
 
     /// Runs the kernel with parameter `i` bound to `args[bind[i]]`, so one buffer can be bound to
     /// several parameters (see `qd_mir::interp::run_kernel_shared`).
-    pub fn run_shared(&self, args: &mut [ArgValue], bind: &[usize], opts: &RunOptions) -> Result<RunStats, InterpError> {
+    pub fn run_shared(
+        &self,
+        args: &mut [ArgValue],
+        bind: &[usize],
+        opts: &RunOptions,
+    ) -> Result<RunStats, InterpError> {
         let f = self.function();
         let (scalars, param_slot) = interp::bind_args(f, args, bind)?;
         let (block, grid) = interp::geometry(f, opts.grid, opts.block, &scalars)?;
         let shared_len: Vec<usize> = f.shared.values().map(|s| s.len as usize * s.elem.bytes() as usize).collect();
         let shared_bytes: u64 = shared_len.iter().map(|&b| b as u64).sum();
         if shared_bytes > MAX_SHARED_BYTES {
-            return Err(error(&f.name, format!("shared arrays need {shared_bytes} bytes, more than {MAX_SHARED_BYTES}")));
+            return Err(error(
+                &f.name,
+                format!("shared arrays need {shared_bytes} bytes, more than {MAX_SHARED_BYTES}"),
+            ));
         }
         // The global memory table.
         let mut bases: Vec<(*mut u8, usize)> = Vec::with_capacity(args.len());
@@ -370,9 +378,8 @@ impl<'k> Worker<'k> {
         for c in ctxs.iter_mut() {
             let stack = match self.stacks.pop() {
                 Some(s) => s,
-                None => DefaultStack::new(STACK_BYTES).map_err(|e| {
-                    Some(error(&k.function().name, format!("cannot allocate a subgroup stack: {e}")))
-                })?,
+                None => DefaultStack::new(STACK_BYTES)
+                    .map_err(|e| Some(error(&k.function().name, format!("cannot allocate a subgroup stack: {e}"))))?,
             };
             let ctx_addr = c as *mut SgCtx as usize;
             cos.push(Coroutine::with_stack(stack, move |y: &Yielder<BarrierReply, BarrierCall>, _first| {

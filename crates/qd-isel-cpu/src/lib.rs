@@ -195,12 +195,10 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
     // (`lower::lower` declares exactly one i64 parameter and one i32 result, System V).
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
     let times = CompileTimes { lower: t1 - t0, codegen: t1.elapsed() };
-    let has_barrier = f.insts.values().any(|d| {
-        matches!(
-            d.opcode.sync(),
-            Some(qd_mir::ops::SyncOp::BlockSync | qd_mir::ops::SyncOp::BlockSyncPred)
-        )
-    });
+    let has_barrier = f
+        .insts
+        .values()
+        .any(|d| matches!(d.opcode.sync(), Some(qd_mir::ops::SyncOp::BlockSync | qd_mir::ops::SyncOp::BlockSyncPred)));
     Ok(CpuKernel {
         func: f.clone(),
         width: w,

@@ -109,7 +109,13 @@ pub(crate) fn jit_kernel_limited(
 }
 
 /// Runs a program on native code with explicit limits, with its checks and status word.
-pub(crate) fn jit_program_limited(w: u32, m: &Module, p: &Program, args: &mut [ArgValue], limits: Limits) -> Result<(), RtError> {
+pub(crate) fn jit_program_limited(
+    w: u32,
+    m: &Module,
+    p: &Program,
+    args: &mut [ArgValue],
+    limits: Limits,
+) -> Result<(), RtError> {
     crate::program::check_args(p, args)?;
     let status = jit_program_status(w, m, p, args, limits)?;
     crate::program::check_status(p, status)
@@ -137,7 +143,13 @@ pub(crate) fn run_kernel(
 }
 
 /// Runs a program.
-pub(crate) fn run_program(engine: Engine, w: u32, m: &Module, p: &Program, args: &mut [ArgValue]) -> Result<(), RtError> {
+pub(crate) fn run_program(
+    engine: Engine,
+    w: u32,
+    m: &Module,
+    p: &Program,
+    args: &mut [ArgValue],
+) -> Result<(), RtError> {
     crate::program::check_args(p, args)?;
     let status = match engine {
         Engine::Interp => {
@@ -185,7 +197,8 @@ fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue], li
                 }
                 LaunchArg::Status => {
                     let ok = p.status.is_some()
-                        && f.params.get(i).map(|kp| kp.ty) == Some(Type::Ptr(qd_mir::AddrSpace::Global, ScalarType::U32));
+                        && f.params.get(i).map(|kp| kp.ty)
+                            == Some(Type::Ptr(qd_mir::AddrSpace::Global, ScalarType::U32));
                     if !ok {
                         let msg = format!("argument {i}: the status word is a ptr<global, u32> of a program with one");
                         result = Err(perr(plain(Some(li), &l.kernel, msg)));

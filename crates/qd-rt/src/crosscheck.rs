@@ -221,10 +221,7 @@ pub fn program(dev: &Device, m: &Module, p: &Program, args: &[ArgValue]) -> Repo
 /// The limits of a native run of an expected-fault case: the reference's step limit (a time limit
 /// too, so that a defect cannot hang the check).
 fn fault_limits() -> qd_isel_cpu::Limits {
-    qd_isel_cpu::Limits {
-        step_limit: Some(REFERENCE_STEP_LIMIT),
-        time_limit: Some(std::time::Duration::from_secs(60)),
-    }
+    qd_isel_cpu::Limits { step_limit: Some(REFERENCE_STEP_LIMIT), time_limit: Some(std::time::Duration::from_secs(60)) }
 }
 
 /// Whether the native `cpu` device reported the interpreter's fault `reference`: the same text,

@@ -143,15 +143,16 @@ fn crosscheck_matches_skips_and_reports_mismatches() {
     let r = crosscheck::program(&Device::cpu(), &m, p, &pa);
     assert_eq!(r.outcome, Outcome::Matched, "{r}");
     tally.add("pipeline", &r);
-    // Division by zero faults on the interpreter: skipped, the device is not run.
-    let r = crosscheck::kernel(
-        &Device::cpu(),
-        m.kernel("divide").unwrap(),
-        &[zeros(ScalarType::U32, 32), scalar_u32(0)],
-        &LaunchOptions::default(),
-    );
-    assert!(matches!(&r.outcome, Outcome::Skipped(why) if why.contains("division by zero")), "{r}");
+    // Division by zero faults on the interpreter: the native cpu device must report the same
+    // fault; any other device is not run (skipped).
+    let zero_args = [zeros(ScalarType::U32, 32), scalar_u32(0)];
+    let r = crosscheck::kernel(&Device::cpu(), m.kernel("divide").unwrap(), &zero_args, &LaunchOptions::default());
+    assert!(matches!(&r.outcome, Outcome::FaultMatched(why) if why.contains("division by zero")), "{r}");
     tally.add("divide0", &r);
+    let interp = Device::interp(32).unwrap();
+    let r = crosscheck::kernel(&interp, m.kernel("divide").unwrap(), &zero_args, &LaunchOptions::default());
+    assert!(matches!(&r.outcome, Outcome::Skipped(why) if why.contains("division by zero")), "{r}");
+    tally.add("divide0-interp", &r);
     // The reference runs at the device's width: cpu:8 matches it.
     let dev8 = Device::cpu_with_width(8).unwrap();
     let r = crosscheck::kernel(&dev8, m.kernel("scan").unwrap(), &args_for("scan"), &LaunchOptions::default());
@@ -169,15 +170,18 @@ fn crosscheck_matches_skips_and_reports_mismatches() {
     let text = r.to_string();
     assert!(text.contains("buffer %dst differs from the interpreter at index 8"), "{text}");
     tally.add("scan@8", &r);
-    assert_eq!(tally.summary("cpu"), "cpu: 8 matched, 1 skipped (expected fault), 1 failed");
-    // A kernel that declares another width than the device's is an expected fault at its width.
+    assert_eq!(tally.summary("cpu"), "cpu: 8 matched, 1 faults matched, 1 skipped (expected fault), 1 failed");
+    // A kernel that declares another width than the device's is an expected fault at its width,
+    // reported alike by the native code.
     let mut fixed = m.kernel("scan").unwrap().clone();
     fixed.launch.subgroup_size = Some(32);
     let r = crosscheck::kernel(&dev8, &fixed, &args_for("scan"), &LaunchOptions::default());
+    assert!(matches!(&r.outcome, Outcome::FaultMatched(why) if why.starts_with("the kernel was built for")), "{r}");
+    let r = crosscheck::kernel(&Device::interp(8).unwrap(), &fixed, &args_for("scan"), &LaunchOptions::default());
     assert!(matches!(&r.outcome, Outcome::Skipped(why) if why.starts_with("at width 8")), "{r}");
-    // A device error (bad arguments are caught by the reference first: skipped).
+    // Bad arguments are caught by the reference first, and by the native code alike.
     let r = crosscheck::kernel(&Device::cpu(), m.kernel("scan").unwrap(), &[], &LaunchOptions::default());
-    assert!(matches!(r.outcome, Outcome::Skipped(_)));
+    assert!(matches!(r.outcome, Outcome::FaultMatched(_)), "{r}");
 }
 
 #[test]

@@ -175,6 +175,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let device = match (o.device.as_deref(), o.subgroup_size) {
         (None | Some("cpu"), w) => Device::cpu_with_width(w.unwrap_or(32)).map_err(|e| format!("error: {e}"))?,
+        (Some("interp"), w) => Device::interp(w.unwrap_or(32)).map_err(|e| format!("error: {e}"))?,
         (Some(spec), w) => {
             let d = Device::open(spec).map_err(|e| format!("error: --device {spec}: {e}"))?;
             if let Some(w) = w {
@@ -232,7 +233,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let ms = elapsed.as_secs_f64() * 1e3;
     match lane_instructions {
-        Some(n) => eprintln!("ran on cpu (subgroup size {}): {n} lane-instructions in {ms:.3} ms", info.subgroup_width),
+        Some(n) => {
+            eprintln!("ran on interp (subgroup size {}): {n} lane-instructions in {ms:.3} ms", info.subgroup_width)
+        }
         None => eprintln!(
             "ran on {} ({}, {}) in {ms:.3} ms (upload, compile, launch, download)",
             info.spec(),

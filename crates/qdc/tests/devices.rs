@@ -90,7 +90,13 @@ fn run_on_devices() {
     let out = qdc(&cpu8);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("1 2 3 4 5 6 7 8 1 2"), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("ran on cpu (subgroup size 8)"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("ran on cpu:8 (native code"), "{}", text(&out.stderr));
+    let mut interp8 = args.to_vec();
+    interp8.extend(["--device", "interp:8"]);
+    let out = qdc(&interp8);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("1 2 3 4 5 6 7 8 1 2"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("ran on interp (subgroup size 8)"), "{}", text(&out.stderr));
     let mut cpu = args.to_vec();
     cpu.extend(["--device", "cpu", "--subgroup-size", "16"]);
     let out = qdc(&cpu);

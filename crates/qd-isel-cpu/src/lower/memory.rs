@@ -101,7 +101,7 @@ impl Lower<'_, '_> {
             Home::Uniform(var) => Ok(self.b.use_var(var)),
             Home::Lanes(slot) => {
                 let bits = self.load_lane(slot, lane);
-                Ok(self.from_bits(self.ty(v), bits))
+                Ok(self.value_of_bits(self.ty(v), bits))
             }
         }
     }
@@ -111,7 +111,7 @@ impl Lower<'_, '_> {
         match self.home(v)? {
             Home::Uniform(var) => self.b.def_var(var, x),
             Home::Lanes(slot) => {
-                let bits = self.to_bits(self.ty(v), x);
+                let bits = self.bits_of(self.ty(v), x);
                 self.store_lane(slot, lane, bits);
             }
         }
@@ -148,7 +148,9 @@ impl Lower<'_, '_> {
             return Err(CompileError::internal(TARGET, "atomic through a non-pointer").at(inst));
         };
         if elem == ScalarType::Bool {
-            return Err(CompileError::unsupported(TARGET, Some(data.opcode), Some(Type::BOOL), "atomics on bool").at(inst));
+            return Err(
+                CompileError::unsupported(TARGET, Some(data.opcode), Some(Type::BOOL), "atomics on bool").at(inst)
+            );
         }
         let it = if elem.bits() == 32 { types::I32 } else { types::I64 };
         let t = Type::Scalar(elem);
@@ -159,7 +161,7 @@ impl Lower<'_, '_> {
             let old_bits = match data.imm {
                 Imm::Atomic(op, _) => {
                     let v = l.lane_value(args[1], lane)?;
-                    let vb = l.to_bits(t, v);
+                    let vb = l.bits_of(t, v);
                     let vi = if it == types::I32 { l.b.ins().ireduce(types::I32, vb) } else { vb };
                     match (op, elem.is_float()) {
                         (AtomicOp::Add, true) => l.float_add_loop(a, it, elem, v),
@@ -183,7 +185,7 @@ impl Lower<'_, '_> {
                 }
                 Imm::Scope(_) => {
                     let (e, n) = (l.lane_value(args[1], lane)?, l.lane_value(args[2], lane)?);
-                    let (eb, nb) = (l.to_bits(t, e), l.to_bits(t, n));
+                    let (eb, nb) = (l.bits_of(t, e), l.bits_of(t, n));
                     let (eb, nb) = if it == types::I32 {
                         (l.b.ins().ireduce(types::I32, eb), l.b.ins().ireduce(types::I32, nb))
                     } else {
@@ -194,7 +196,7 @@ impl Lower<'_, '_> {
                 _ => return Err(CompileError::internal(TARGET, "malformed atomic immediate").at(inst)),
             };
             let old_bits = if it == types::I32 { l.b.ins().uextend(types::I64, old_bits) } else { old_bits };
-            let old = l.from_bits(t, old_bits);
+            let old = l.value_of_bits(t, old_bits);
             l.set_lane(r, lane, old)
         })
     }
@@ -213,13 +215,7 @@ impl Lower<'_, '_> {
         let sb = self.b.ins().bitcast(it, MemFlagsData::new(), sum);
         let prev = self.b.ins().atomic_cas(flags, a, head_old, sb);
         let same = self.b.ins().icmp(IntCC::Equal, prev, head_old);
-        self.b.ins().brif(
-            same,
-            done,
-            &[ir::BlockArg::Value(prev)],
-            head,
-            &[ir::BlockArg::Value(prev)],
-        );
+        self.b.ins().brif(same, done, &[ir::BlockArg::Value(prev)], head, &[ir::BlockArg::Value(prev)]);
         self.b.switch_to_block(done);
         done_old
     }

@@ -178,9 +178,7 @@ pub(crate) fn lower(
     let regs = b.ins().load(i64t, flags, ctx, off::REGS);
     let mem = b.ins().load(i64t, flags, ctx, off::MEM);
     let params = b.ins().load(i64t, flags, ctx, off::PARAMS);
-    let dims = |b: &mut FunctionBuilder<'_>, at: i32| {
-        [0, 1, 2].map(|k| b.ins().load(i32t, flags, ctx, at + 4 * k))
-    };
+    let dims = |b: &mut FunctionBuilder<'_>, at: i32| [0, 1, 2].map(|k| b.ins().load(i32t, flags, ctx, at + 4 * k));
     let geo = Geometry {
         block_id: dims(&mut b, off::BLOCK_ID),
         block_dim: dims(&mut b, off::BLOCK_DIM),
@@ -291,7 +289,7 @@ impl Lower<'_, '_> {
     }
 
     /// Canonical `u64` bits of a register value of type `t`.
-    pub(crate) fn to_bits(&mut self, t: Type, v: ir::Value) -> ir::Value {
+    pub(crate) fn bits_of(&mut self, t: Type, v: ir::Value) -> ir::Value {
         let ins = self.b.ins();
         match cl_type(t) {
             types::I8 | types::I32 => ins.uextend(types::I64, v),
@@ -305,7 +303,7 @@ impl Lower<'_, '_> {
     }
 
     /// The register value of type `t` of canonical bits.
-    pub(crate) fn from_bits(&mut self, t: Type, bits: ir::Value) -> ir::Value {
+    pub(crate) fn value_of_bits(&mut self, t: Type, bits: ir::Value) -> ir::Value {
         let ins = self.b.ins();
         match cl_type(t) {
             types::I8 => ins.ireduce(types::I8, bits),
@@ -340,7 +338,7 @@ impl Lower<'_, '_> {
         let t = self.ty(v);
         match self.home(v)? {
             Home::Uniform(var) => {
-                let x = self.from_bits(t, bits);
+                let x = self.value_of_bits(t, bits);
                 self.b.def_var(var, x);
             }
             Home::Lanes(slot) => self.splat(slot, bits),
@@ -365,7 +363,7 @@ impl Lower<'_, '_> {
                 let m = self.b.use_var(self.mask);
                 let lane = self.b.ins().ctz(m);
                 let bits = self.load_lane(slot, lane);
-                Ok(self.from_bits(self.ty(v), bits))
+                Ok(self.value_of_bits(self.ty(v), bits))
             }
         }
     }
@@ -376,7 +374,7 @@ impl Lower<'_, '_> {
             Home::Lanes(slot) => Ok(self.slot_addr(slot)),
             Home::Uniform(var) => {
                 let x = self.b.use_var(var);
-                let bits = self.to_bits(self.ty(v), x);
+                let bits = self.bits_of(self.ty(v), x);
                 let slot = self.scratch[scratch];
                 self.splat(slot, bits);
                 Ok(self.slot_addr(slot))
@@ -537,12 +535,9 @@ impl Lower<'_, '_> {
         if !op.info().pure {
             return false;
         }
-        match op.as_binop() {
-            Some(qd_mir::ops::BinOp::Div | qd_mir::ops::BinOp::Rem) => {
-                res.first().is_some_and(|&v| self.ty(v).is_float())
-            }
-            _ => true,
-        }
+        // Integer division and remainder fault on a zero divisor.
+        let divides = matches!(op.as_binop(), Some(qd_mir::ops::BinOp::Div | qd_mir::ops::BinOp::Rem));
+        !divides || res.first().is_some_and(|&v| self.ty(v).is_float())
     }
 
     /// Emits a fused lane loop over the active lanes for `run`.
@@ -569,7 +564,7 @@ impl Lower<'_, '_> {
                         Home::Uniform(var) => self.b.use_var(var),
                         Home::Lanes(slot) => {
                             let bits = self.load_lane(slot, lane);
-                            self.from_bits(self.ty(a), bits)
+                            self.value_of_bits(self.ty(a), bits)
                         }
                     },
                 };
@@ -583,7 +578,7 @@ impl Lower<'_, '_> {
                 if outside {
                     match self.home(v)? {
                         Home::Lanes(slot) => {
-                            let bits = self.to_bits(self.ty(v), x);
+                            let bits = self.bits_of(self.ty(v), x);
                             self.store_lane(slot, lane, bits);
                         }
                         Home::Uniform(var) => self.b.def_var(var, x),
@@ -626,7 +621,7 @@ impl Lower<'_, '_> {
         match self.home(v)? {
             Home::Uniform(var) => self.b.def_var(var, x),
             Home::Lanes(slot) => {
-                let bits = self.to_bits(self.ty(v), x);
+                let bits = self.bits_of(self.ty(v), x);
                 self.splat(slot, bits);
             }
         }
@@ -694,7 +689,7 @@ impl Lower<'_, '_> {
             .call_helper(self.sigs.exchange, helpers::qd_exchange as *const (), &[self.ctx, id, a, bb, dst, m])
             .unwrap_or(null);
         if let Home::Uniform(var) = self.home(r)? {
-            let x = self.from_bits(self.ty(r), ret);
+            let x = self.value_of_bits(self.ty(r), ret);
             self.b.def_var(var, x);
         }
         // `ExchangeOp` is matched here only to keep the class list in one place for readers.
@@ -716,7 +711,7 @@ impl Lower<'_, '_> {
             .unwrap_or(m);
         self.status_check(r);
         if let Some(&res) = self.f.inst_results(inst).first() {
-            let x = self.from_bits(self.ty(res), r);
+            let x = self.value_of_bits(self.ty(res), r);
             self.define(res, x)?;
         }
         Ok(())
@@ -735,7 +730,12 @@ impl Lower<'_, '_> {
                 let o = self.slot_offset(slot);
                 let mut acc = self.b.ins().iconst(types::I64, 0);
                 for l in 0..self.w {
-                    let bit = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.regs, (o + 8 * i64::from(l)) as i32);
+                    let bit = self.b.ins().load(
+                        types::I64,
+                        MemFlagsData::trusted(),
+                        self.regs,
+                        (o + 8 * i64::from(l)) as i32,
+                    );
                     let bit = self.b.ins().band_imm_s(bit, 1);
                     let sh = self.b.ins().ishl_imm_s(bit, i64::from(l));
                     acc = self.b.ins().bor(acc, sh);
@@ -797,7 +797,8 @@ impl Lower<'_, '_> {
         let params: Vec<Value> = self.f.region_params(body).to_vec();
         let init: Vec<Value> = self.f.args(inst).to_vec();
         self.copy_masked(&params, &init)?;
-        let (brk, cont, iter) = (self.b.declare_var(types::I64), self.b.declare_var(types::I64), self.b.declare_var(types::I64));
+        let (brk, cont, iter) =
+            (self.b.declare_var(types::I64), self.b.declare_var(types::I64), self.b.declare_var(types::I64));
         let z = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(brk, z);
         let m = self.b.use_var(self.mask);
@@ -894,7 +895,7 @@ impl Lower<'_, '_> {
             uniform_bits.push(match self.home(s)? {
                 Home::Uniform(var) => {
                     let x = self.b.use_var(var);
-                    Some(self.to_bits(self.ty(s), x))
+                    Some(self.bits_of(self.ty(s), x))
                 }
                 Home::Lanes(_) => None,
             });

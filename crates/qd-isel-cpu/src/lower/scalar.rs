@@ -47,11 +47,11 @@ impl Lower<'_, '_> {
             }
             OpClass::Fma => {
                 let (&[x, y, z], Some(t @ Type::Scalar(s))) = (args, res_ty) else { return Err(bad()) };
-                let bits: Vec<ir::Value> = [x, y, z].iter().map(|&v| self.to_bits(t, v)).collect();
+                let bits: Vec<ir::Value> = [x, y, z].iter().map(|&v| self.bits_of(t, v)).collect();
                 let w = self.b.ins().iconst(types::I32, i64::from(s.bits()));
                 let r = self.call_helper(self.sigs.fma, helpers::qd_fma as *const (), &[w, bits[0], bits[1], bits[2]]);
                 let r = r.ok_or_else(bad)?;
-                self.from_bits(t, r)
+                self.value_of_bits(t, r)
             }
             OpClass::Select => {
                 let &[c, x, y] = args else { return Err(bad()) };
@@ -234,12 +234,12 @@ impl Lower<'_, '_> {
     /// A float op computed by the host (`qd_float_binop`).
     fn host_float(&mut self, code: u32, t: ScalarType, x: ir::Value, y: ir::Value) -> ir::Value {
         let ty = Type::Scalar(t);
-        let (xb, yb) = (self.to_bits(ty, x), self.to_bits(ty, y));
+        let (xb, yb) = (self.bits_of(ty, x), self.bits_of(ty, y));
         let c = self.b.ins().iconst(types::I32, i64::from(code));
         let w = self.b.ins().iconst(types::I32, i64::from(t.bits()));
         let r = self.call_helper(self.sigs.float_binop, helpers::qd_float_binop as *const (), &[c, w, xb, yb]);
         let r = r.unwrap_or(xb);
-        self.from_bits(ty, r)
+        self.value_of_bits(ty, r)
     }
 
     fn unary(&mut self, op: UnOp, t: ScalarType, x: ir::Value) -> ir::Value {
