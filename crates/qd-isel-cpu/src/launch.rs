@@ -267,6 +267,8 @@ impl<'k> Worker<'k> {
             // The arrays' heap storage does not move when the vector of them moves into the worker.
             mem.push(MemDesc { base: s.as_mut_ptr(), len: s.len() as u64 });
         }
+        // One entry more than the kernel names: the inline check may read it before faulting.
+        mem.push(MemDesc { base: std::ptr::null_mut(), len: 0 });
         Worker { sh, geo, nsg, regs: vec![0; per * nsg], mem, shared_mem, params, stacks: Vec::new(), steps: 0 }
     }
 

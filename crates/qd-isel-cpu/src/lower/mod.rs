@@ -23,6 +23,7 @@
 //!   reductions and scans through the interpreter's own lane functions; block barriers) is emitted
 //!   in place, with its operands in lane arrays.
 
+mod lanes;
 mod memory;
 mod scalar;
 
@@ -663,6 +664,9 @@ impl Lower<'_, '_> {
 
     /// An exchange, vote, reduction or scan: the host computes it on the lane arrays.
     fn exchange(&mut self, inst: Inst) -> Result<(), CompileError> {
+        if self.inline_exchange(inst)? {
+            return Ok(());
+        }
         let args: Vec<Value> = self.f.args(inst).to_vec();
         let null = self.b.ins().iconst(types::I64, 0);
         let a = match args.first() {

@@ -47,11 +47,7 @@ impl Lower<'_, '_> {
             }
             OpClass::Fma => {
                 let (&[x, y, z], Some(t @ Type::Scalar(s))) = (args, res_ty) else { return Err(bad()) };
-                let bits: Vec<ir::Value> = [x, y, z].iter().map(|&v| self.bits_of(t, v)).collect();
-                let w = self.b.ins().iconst(types::I32, i64::from(s.bits()));
-                let r = self.call_helper(self.sigs.fma, helpers::qd_fma as *const (), &[w, bits[0], bits[1], bits[2]]);
-                let r = r.ok_or_else(bad)?;
-                self.value_of_bits(t, r)
+                self.fma(t, s, x, y, z)
             }
             OpClass::Select => {
                 let &[c, x, y] = args else { return Err(bad()) };
@@ -105,6 +101,27 @@ impl Lower<'_, '_> {
             | OpClass::Terminator(_) => return Err(bad()),
         };
         Ok(vec![r])
+    }
+
+    /// `fma` with one rounding: the machine's (or the C library's) fused multiply-add, which is
+    /// correctly rounded like the interpreter's `mul_add`; a NaN result, whose payload the two
+    /// may choose differently, is recomputed by the host exactly as the interpreter does.
+    fn fma(&mut self, t: Type, s: ScalarType, x: ir::Value, y: ir::Value, z: ir::Value) -> ir::Value {
+        let r = self.b.ins().fma(x, y, z);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+        let (slow, join) = (self.b.create_block(), self.b.create_block());
+        let out = self.b.append_block_param(join, cl_scalar(s));
+        self.b.ins().brif(nan, slow, &[], join, &[ir::BlockArg::Value(r)]);
+        self.b.switch_to_block(slow);
+        self.b.set_cold_block(slow);
+        let bits: Vec<ir::Value> = [x, y, z].iter().map(|&v| self.bits_of(t, v)).collect();
+        let w = self.b.ins().iconst(types::I32, i64::from(s.bits()));
+        let h = self.call_helper(self.sigs.fma, helpers::qd_fma as *const (), &[w, bits[0], bits[1], bits[2]]);
+        let h = h.unwrap_or(bits[0]);
+        let v = self.value_of_bits(t, h);
+        self.jump_with(join, v);
+        self.b.switch_to_block(join);
+        out
     }
 
     fn constant(&mut self, t: Type, bits: u64) -> ir::Value {
@@ -191,7 +208,7 @@ impl Lower<'_, '_> {
         })
     }
 
-    fn float_binary(&mut self, op: BinOp, t: ScalarType, x: ir::Value, y: ir::Value) -> ir::Value {
+    pub(super) fn float_binary(&mut self, op: BinOp, t: ScalarType, x: ir::Value, y: ir::Value) -> ir::Value {
         let ct = cl_scalar(t);
         let ins = self.b.ins();
         match op {
