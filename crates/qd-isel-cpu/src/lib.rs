@@ -47,7 +47,7 @@ impl Default for CpuOptions {
 }
 
 /// The default subgroup width of the `cpu` device.
-pub const DEFAULT_WIDTH: u32 = 8;
+pub const DEFAULT_WIDTH: u32 = 32;
 
 /// Time spent in each phase of a compile.
 #[derive(Copy, Clone, Debug, Default)]

@@ -442,7 +442,9 @@ impl Lower<'_, '_> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let i = self.b.use_var(iv);
+        self.enter_lane(i);
         body(self, i)?;
+        self.lane_addr = None;
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(iv, next);
         let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, i64::from(n));
@@ -469,7 +471,9 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(head);
         let r = self.b.use_var(rem);
         let lane = self.b.ins().ctz(r);
+        self.enter_lane(lane);
         body(self, lane)?;
+        self.lane_addr = None;
         let r = self.b.use_var(rem);
         let r1 = self.b.ins().iadd_imm_s(r, -1);
         let r2 = self.b.ins().band(r, r1);

@@ -112,6 +112,11 @@ pub(crate) struct Lower<'a, 'b> {
     sigs: Sigs,
     scratch: [u32; 2],
     slots: u32,
+    /// For a `bool` computed in a fused loop: the mask of its true lanes, gathered in the loop,
+    /// so that an `if` or a ballot on it reads no lane array.
+    cond_bits: HashMap<Value, Variable>,
+    /// In a loop over lanes: the lane and `regs + 8 · lane`, computed once per iteration.
+    lane_addr: Option<(ir::Value, ir::Value)>,
 }
 
 /// The launch geometry, loaded once at entry.
@@ -237,13 +242,15 @@ pub(crate) fn lower(
         sigs,
         scratch,
         slots,
+        cond_bits: HashMap::new(),
+        lane_addr: None,
     };
     // Kernel parameters.
     for (i, p) in f.params.iter().enumerate() {
         let bits = l.b.ins().load(i64t, flags, params, (8 * i) as i32);
         l.define_from_bits(p.value, bits)?;
     }
-    l.region(f.body)?;
+    l.region(f.body, true)?;
     l.finish(STATUS_DONE);
     l.b.switch_to_block(ret_fault);
     l.b.set_cold_block(ret_fault);
@@ -318,19 +325,35 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// `regs + 8 · lane`: the address of lane `lane` of lane array 0 (reused within a lane loop).
+    fn lane_base(&mut self, lane: ir::Value) -> ir::Value {
+        if let Some((l, a)) = self.lane_addr {
+            if l == lane {
+                return a;
+            }
+        }
+        let sh = self.b.ins().ishl_imm_s(lane, 3);
+        self.b.ins().iadd(self.regs, sh)
+    }
+
+    /// Makes `lane` the current lane of a lane loop (its base address computed here, once).
+    fn enter_lane(&mut self, lane: ir::Value) {
+        self.lane_addr = None;
+        let a = self.lane_base(lane);
+        self.lane_addr = Some((lane, a));
+    }
+
     /// Lane `lane` (an `i64`) of lane array `slot`, as bits.
     fn load_lane(&mut self, slot: u32, lane: ir::Value) -> ir::Value {
         let o = self.slot_offset(slot);
-        let sh = self.b.ins().ishl_imm_s(lane, 3);
-        let a = self.b.ins().iadd(self.regs, sh);
+        let a = self.lane_base(lane);
         self.b.ins().load(types::I64, MemFlagsData::trusted(), a, o as i32)
     }
 
     /// Stores bits into lane `lane` of lane array `slot`.
     fn store_lane(&mut self, slot: u32, lane: ir::Value, bits: ir::Value) {
         let o = self.slot_offset(slot);
-        let sh = self.b.ins().ishl_imm_s(lane, 3);
-        let a = self.b.ins().iadd(self.regs, sh);
+        let a = self.lane_base(lane);
         self.b.ins().store(MemFlagsData::trusted(), bits, a, o as i32);
     }
 
@@ -427,11 +450,12 @@ impl Lower<'_, '_> {
 
     /// Emits a region with the current mask (non-empty); afterwards the builder is at the point
     /// where the region has finished.
-    fn region(&mut self, r: Region) -> Result<(), CompileError> {
+    fn region(&mut self, r: Region, charged: bool) -> Result<(), CompileError> {
         let insts: Vec<Inst> = self.f.regions[r].insts.clone();
         let end = self.b.create_block();
-        if let Some(&first) = insts.first() {
-            self.charge(insts.len(), first);
+        if let (true, Some(&first)) = (charged, insts.first()) {
+            let n = self.static_count(r);
+            self.charge(n, first);
         }
         let mut i = 0;
         while i < insts.len() {
@@ -495,6 +519,38 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// The instructions of a region and of the `if` arms nested in it (loop bodies count their
+    /// own): what one pass through it charges per active lane. The budget is charged where a
+    /// kernel can repeat — at its start and at each loop iteration — which bounds every run.
+    fn static_count(&self, r: Region) -> usize {
+        self.f.regions[r]
+            .insts
+            .iter()
+            .map(|&i| {
+                let d = &self.f.insts[i];
+                let nested: usize = match d.opcode.class() {
+                    OpClass::If => d.regions.iter().filter_map(|x| x.expand()).map(|x| self.static_count(x)).sum(),
+                    OpClass::Const
+                    | OpClass::Binary(_)
+                    | OpClass::Unary(_)
+                    | OpClass::Fma
+                    | OpClass::Select
+                    | OpClass::Cmp
+                    | OpClass::Cast
+                    | OpClass::Bitcast
+                    | OpClass::Memory(_)
+                    | OpClass::Index(_)
+                    | OpClass::Exchange(_)
+                    | OpClass::Collective(_)
+                    | OpClass::Sync(_)
+                    | OpClass::Loop
+                    | OpClass::Terminator(_) => 0,
+                };
+                1 + nested
+            })
+            .sum()
+    }
+
     /// Whether the instruction computes its (varying) results lane by lane from its operands
     /// and memory reads only: what a fused lane loop may hold.
     fn is_lane_local(&self, inst: Inst) -> bool {
@@ -550,11 +606,24 @@ impl Lower<'_, '_> {
         self.b.def_var(rem, m);
         let zero8 = self.b.ins().iconst(types::I8, 0);
         self.b.def_var(pending, zero8);
+        // Bools used after the run: their true lanes, gathered as the lanes run.
+        for &inst in run {
+            for &v in self.f.inst_results(inst) {
+                let outside = self.users[v].iter().any(|u| !in_run.contains(u));
+                if outside && self.ty(v) == Type::BOOL && matches!(self.home(v)?, Home::Lanes(_)) {
+                    let var = self.b.declare_var(types::I64);
+                    let z = self.b.ins().iconst(types::I64, 0);
+                    self.b.def_var(var, z);
+                    self.cond_bits.insert(v, var);
+                }
+            }
+        }
         let (head, next, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let r = self.b.use_var(rem);
         let lane = self.b.ins().ctz(r);
+        self.enter_lane(lane);
         let mut env: HashMap<Value, ir::Value> = HashMap::new();
         for (key, &inst) in run.iter().enumerate() {
             let mut args = Vec::new();
@@ -581,12 +650,19 @@ impl Lower<'_, '_> {
                         Home::Lanes(slot) => {
                             let bits = self.bits_of(self.ty(v), x);
                             self.store_lane(slot, lane, bits);
+                            if let Some(&var) = self.cond_bits.get(&v) {
+                                let bit = self.b.ins().ishl(bits, lane);
+                                let acc = self.b.use_var(var);
+                                let acc = self.b.ins().bor(acc, bit);
+                                self.b.def_var(var, acc);
+                            }
                         }
                         Home::Uniform(var) => self.b.def_var(var, x),
                     }
                 }
             }
         }
+        self.lane_addr = None;
         self.b.ins().jump(next, &[]);
         self.b.switch_to_block(next);
         let r = self.b.use_var(rem);
@@ -730,6 +806,11 @@ impl Lower<'_, '_> {
                 let z = self.b.ins().iconst(types::I64, 0);
                 Ok(self.b.ins().select(x, m, z))
             }
+            Home::Lanes(_) if self.cond_bits.contains_key(&c) => {
+                let var = self.cond_bits[&c];
+                let bits = self.b.use_var(var);
+                Ok(self.b.ins().band(bits, m))
+            }
             Home::Lanes(slot) => {
                 let o = self.slot_offset(slot);
                 let mut acc = self.b.ins().iconst(types::I64, 0);
@@ -766,7 +847,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(then_b);
         self.b.def_var(self.mask, tm);
         self.ifs.push(IfFrame { inst, yielded });
-        self.region(then)?;
+        self.region(then, false)?;
         self.b.ins().jump(after_then, &[]);
         self.b.switch_to_block(after_then);
         match els {
@@ -775,7 +856,7 @@ impl Lower<'_, '_> {
                 self.b.ins().brif(em, else_b, &[], join, &[]);
                 self.b.switch_to_block(else_b);
                 self.b.def_var(self.mask, em);
-                self.region(els)?;
+                self.region(els, false)?;
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(join);
                 self.ifs.pop();
@@ -817,7 +898,7 @@ impl Lower<'_, '_> {
         self.b.def_var(cont, z);
         self.b.def_var(self.mask, it);
         self.loops.push(LoopFrame { inst, body, brk, cont });
-        self.region(body)?;
+        self.region(body, true)?;
         self.loops.pop();
         let c = self.b.use_var(cont);
         self.b.def_var(iter, c);
@@ -915,6 +996,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(head);
         let r = self.b.use_var(rem);
         let lane = self.b.ins().ctz(r);
+        self.enter_lane(lane);
         let mut vals = Vec::new();
         for (k, &(_, s)) in lanes.iter().enumerate() {
             let bits = match (uniform_bits[k], self.home(s)?) {
@@ -927,6 +1009,7 @@ impl Lower<'_, '_> {
         for (&(slot, _), &bits) in lanes.iter().zip(&vals) {
             self.store_lane(slot, lane, bits);
         }
+        self.lane_addr = None;
         let r1 = self.b.ins().iadd_imm_s(r, -1);
         let r2 = self.b.ins().band(r, r1);
         self.b.def_var(rem, r2);
