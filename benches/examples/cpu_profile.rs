@@ -13,8 +13,14 @@ fn main() {
     let f = qd_benches::build_kernel(&mut ctx).expect("builds");
     let k = qd_isel_cpu::cache::get(&f, width).expect("compiles");
     let mut a = vec![
-        ArgValue::Buffer(Buffer::from_bits(ScalarType::F32, (0..n).map(|i| u64::from((i as f32 * 0.25 - 100.0).to_bits())))),
-        ArgValue::Buffer(Buffer::from_bits(ScalarType::U32, (0..n).map(|i| u64::from(i.wrapping_mul(2_654_435_761) % n)))),
+        ArgValue::Buffer(Buffer::from_bits(
+            ScalarType::F32,
+            (0..n).map(|i| u64::from((i as f32 * 0.25 - 100.0).to_bits())),
+        )),
+        ArgValue::Buffer(Buffer::from_bits(
+            ScalarType::U32,
+            (0..n).map(|i| u64::from(i.wrapping_mul(2_654_435_761) % n)),
+        )),
         ArgValue::Buffer(Buffer::from_bits(ScalarType::F32, (0..n).map(|_| 0))),
         ArgValue::Scalar(ScalarType::U32, u64::from(n)),
         ArgValue::Scalar(ScalarType::F32, u64::from(1.5f32.to_bits())),
@@ -26,5 +32,8 @@ fn main() {
         steps = k.run(&mut a, &opts).expect("runs").lane_instructions;
     }
     let s = t.elapsed().as_secs_f64();
-    eprintln!("{runs} runs in {s:.3} s: {:.1} µs a run, {steps} lane-instructions (native count)", s / f64::from(runs) * 1e6);
+    eprintln!(
+        "{runs} runs in {s:.3} s: {:.1} µs a run, {steps} lane-instructions (native count)",
+        s / f64::from(runs) * 1e6
+    );
 }

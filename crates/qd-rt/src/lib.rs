@@ -1,4 +1,5 @@
-//! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (the MIR interpreter), the
+//! `qd-rt`: the runtime — one [`Device`] API over the `cpu` device (native code from
+//! `qd-isel-cpu`, Cranelift, on every core), the `interp` device (the MIR interpreter), the
 //! `cuda` device (the CUDA driver through cudarc, kernels compiled by `qd-isel-ptx`), the
 //! `vulkan` device (ash, kernels compiled by `qd-isel-spirv`; Mesa's lavapipe runs it on a CPU),
 //! the `hsa` device (an AMD GPU through the HSA runtime, kernels compiled by `qd-isel-amdgcn`) and
@@ -14,7 +15,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `cuda`, `cuda:1`, `vulkan`,
+//! Devices are opened by spec ([`Device::open`]: `cpu`, `cpu:8`, `interp`, `interp:8`, `cuda`, `cuda:1`, `vulkan`,
 //! `vulkan:1`, `hsa`, `hsa:1`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`, `sim-gfx1100-w32`,
 //! `best`). The `cuda` device probes for `libcuda` before any other driver call, and the `vulkan`
 //! and `hsa` devices open the Vulkan loader and the HSA runtime with `dlopen`, so a machine
@@ -213,7 +214,8 @@ impl Device {
         (0..sim::DEVICES.len()).map(sim::info).collect()
     }
 
-    /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `cuda` (ordinal 0),
+    /// Opens a device by spec: `cpu` (width 32), `cpu:N` (width N), `interp`, `interp:N` (the
+    /// interpreter), `cuda` (ordinal 0),
     /// `cuda:N`, `vulkan` (ordinal 0), `vulkan:N`, `hsa` (ordinal 0), `hsa:N`, `sim-gfx942`, `sim-gfx90a`, `sim-gfx1100`
     /// (wave64), `sim-gfx1100-w32` (wave32), `best`.
     pub fn open(spec: &str) -> Result<Device, RtError> {
@@ -293,12 +295,16 @@ impl Device {
         Device::cpu()
     }
 
-    /// Every device present: the cpu device (width 32) first, then each CUDA GPU, then each HSA
+    /// Every device present: the cpu device (native code, width 32) and the interpreter
+    /// (`interp:32`) first, then each CUDA GPU, then each HSA
     /// GPU agent qd compiles for, then each Vulkan device (an AMD GPU may be there twice, as
     /// `hsa:N` and as `vulkan:M`). The sim devices are not listed (see [`Device::simulated`]).
     /// Never fails: a missing driver only leaves its devices out.
     pub fn available() -> Vec<DeviceInfo> {
-        let mut v = vec![cpu::info(cpu::Engine::Jit, cpu::DEFAULT_CPU_WIDTH)];
+        let mut v = vec![
+            cpu::info(cpu::Engine::Jit, cpu::DEFAULT_CPU_WIDTH),
+            cpu::info(cpu::Engine::Interp, cpu::DEFAULT_CPU_WIDTH),
+        ];
         if let Ok(n) = cuda::count() {
             for i in 0..n {
                 if let Ok((_, info)) = cuda::open(i) {

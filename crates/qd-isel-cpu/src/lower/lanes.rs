@@ -339,7 +339,14 @@ impl Lower<'_, '_> {
 
     /// `subgroup.reduce` of floats: the interpreter's butterfly — in round `k` lanes `i` and
     /// `i ^ k` both combine, each with its own value on the left — within each tile.
-    fn float_reduce(&mut self, op: GroupOp, ty: ScalarType, tile: Tile, v: Value, r: Value) -> Result<(), CompileError> {
+    fn float_reduce(
+        &mut self,
+        op: GroupOp,
+        ty: ScalarType,
+        tile: Tile,
+        v: Value,
+        r: Value,
+    ) -> Result<(), CompileError> {
         let t = tile_lanes(tile, self.w);
         let work = self.load_contributions(op, ty, v)?;
         let rt = Type::Scalar(ty);
@@ -454,7 +461,10 @@ impl Lower<'_, '_> {
     }
 
     /// Runs `body(lane)` for lanes `0..W` in order (a counted loop).
-    fn lane_loop(&mut self, body: impl FnMut(&mut Self, ir::Value) -> Result<(), CompileError>) -> Result<(), CompileError> {
+    fn lane_loop(
+        &mut self,
+        body: impl FnMut(&mut Self, ir::Value) -> Result<(), CompileError>,
+    ) -> Result<(), CompileError> {
         self.counted_loop(self.w, body)
     }
 
