@@ -9,7 +9,7 @@ pub fn devices(args: &[String]) -> Result<(), String> {
         return Err(format!("qdc devices: unexpected argument '{a}'"));
     }
     for d in qd_rt::Device::available() {
-        println!("{:<8} {} ({})", d.spec(), d.name, d.detail);
+        println!("{:<10} {} ({})", d.spec(), d.name, d.detail);
     }
     if let Some(why) = qd_rt::Device::cuda_unavailable_reason() {
         println!("cuda: not available: {why}");
@@ -21,7 +21,7 @@ pub fn devices(args: &[String]) -> Result<(), String> {
         println!("vulkan: not available: {why}");
     }
     for d in qd_rt::Device::simulated() {
-        println!("{:<8} {} ({}) [simulator]", d.spec(), d.name, d.detail);
+        println!("{:<10} {} ({}) [simulator]", d.spec(), d.name, d.detail);
     }
     Ok(())
 }
