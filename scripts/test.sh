@@ -120,7 +120,8 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 # The interpreter-test kernel corpus (one .qdm per interpreter unit-test run, with its inputs),
-# cross-checked on the vulkan device by tests/tests/vulkan_corpus.rs.
+# cross-checked on the vulkan device by tests/tests/vulkan_corpus.rs and on the native cpu device
+# (widths 4 to 64) by tests/tests/cpu_corpus.rs.
 step "interpreter-test kernel corpus (QD_DUMP_KERNELS)"
 corpus="$PWD/target/qd-kernel-corpus"
 rm -rf "$corpus" && mkdir -p "$corpus"
@@ -136,7 +137,7 @@ fi
 
 # The qd-lib device-wide algorithms' kernels (width 32, as the suite builds them for cpu:32)
 # through both independent oracles: ptxas (sm_90 with CUDA 13, sm_70 with CUDA 12) and spirv-val
-# (vulkan1.1). The suite runs them on the interpreter and lavapipe; this checks the PTX and the
+# (vulkan1.1). The suite runs them on the native cpu device and lavapipe; this checks the PTX and the
 # SPIR-V text themselves, which a lenient driver may accept when it should not.
 step "qd-lib algorithm kernels: ptxas and spirv-val"
 libdump="$PWD/target/qd-lib-algo-kernels"
