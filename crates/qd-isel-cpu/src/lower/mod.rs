@@ -23,6 +23,7 @@
 //!   reductions and scans through the interpreter's own lane functions; block barriers) is emitted
 //!   in place, with its operands in lane arrays.
 
+mod fused;
 mod lanes;
 mod memory;
 mod scalar;
@@ -549,133 +550,6 @@ impl Lower<'_, '_> {
                 1 + nested
             })
             .sum()
-    }
-
-    /// Whether the instruction computes its (varying) results lane by lane from its operands
-    /// and memory reads only: what a fused lane loop may hold.
-    fn is_lane_local(&self, inst: Inst) -> bool {
-        let res = self.f.inst_results(inst);
-        if res.is_empty() || res.iter().all(|&v| self.uni.is_uniform(v)) {
-            return false;
-        }
-        match self.f.insts[inst].opcode.class() {
-            OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast => true,
-            OpClass::Memory(m) => match m {
-                MemoryOp::SharedAddr | MemoryOp::PtrOffset | MemoryOp::Load => true,
-                MemoryOp::Store | MemoryOp::AtomicRmw | MemoryOp::AtomicCas => false,
-            },
-            OpClass::Index(_) => true,
-            OpClass::Exchange(_)
-            | OpClass::Collective(_)
-            | OpClass::Sync(_)
-            | OpClass::If
-            | OpClass::Loop
-            | OpClass::Terminator(_) => false,
-        }
-    }
-
-    /// Whether a uniform instruction may be computed ahead of the fused loop it sits in: pure and
-    /// unable to fault.
-    fn is_hoistable(&self, inst: Inst) -> bool {
-        let res = self.f.inst_results(inst);
-        if res.is_empty() || !res.iter().all(|&v| self.uni.is_uniform(v)) {
-            return false;
-        }
-        let op = self.f.insts[inst].opcode;
-        if !op.info().pure {
-            return false;
-        }
-        // Integer division and remainder fault on a zero divisor.
-        let divides = matches!(op.as_binop(), Some(qd_mir::ops::BinOp::Div | qd_mir::ops::BinOp::Rem));
-        !divides || res.first().is_some_and(|&v| self.ty(v).is_float())
-    }
-
-    /// Emits a fused lane loop over the active lanes for `run`.
-    fn run(&mut self, run: &[Inst]) -> Result<(), CompileError> {
-        let in_run: Vec<Inst> = run.to_vec();
-        let m = self.b.use_var(self.mask);
-        let rem = self.b.declare_var(types::I64);
-        let pending = self.b.declare_var(types::I8);
-        self.b.def_var(rem, m);
-        let zero8 = self.b.ins().iconst(types::I8, 0);
-        self.b.def_var(pending, zero8);
-        // Bools used after the run: their true lanes, gathered as the lanes run.
-        for &inst in run {
-            for &v in self.f.inst_results(inst) {
-                let outside = self.users[v].iter().any(|u| !in_run.contains(u));
-                if outside && self.ty(v) == Type::BOOL && matches!(self.home(v)?, Home::Lanes(_)) {
-                    let var = self.b.declare_var(types::I64);
-                    let z = self.b.ins().iconst(types::I64, 0);
-                    self.b.def_var(var, z);
-                    self.cond_bits.insert(v, var);
-                }
-            }
-        }
-        let (head, next, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let r = self.b.use_var(rem);
-        let lane = self.b.ins().ctz(r);
-        self.enter_lane(lane);
-        let mut env: HashMap<Value, ir::Value> = HashMap::new();
-        for (key, &inst) in run.iter().enumerate() {
-            let mut args = Vec::new();
-            for &a in self.f.args(inst) {
-                let x = match env.get(&a) {
-                    Some(&x) => x,
-                    None => match self.home(a)? {
-                        Home::Uniform(var) => self.b.use_var(var),
-                        Home::Lanes(slot) => {
-                            let bits = self.load_lane(slot, lane);
-                            self.value_of_bits(self.ty(a), bits)
-                        }
-                    },
-                };
-                args.push(x);
-            }
-            let on_fault = OnFault::Lane { key: key as u32, next, pending };
-            let outs = self.scalar_inst(inst, &args, lane, on_fault)?;
-            for (&v, &x) in self.f.inst_results(inst).iter().zip(&outs) {
-                env.insert(v, x);
-                let outside = self.users[v].iter().any(|u| !in_run.contains(u));
-                if outside {
-                    match self.home(v)? {
-                        Home::Lanes(slot) => {
-                            let bits = self.bits_of(self.ty(v), x);
-                            self.store_lane(slot, lane, bits);
-                            if let Some(&var) = self.cond_bits.get(&v) {
-                                let bit = self.b.ins().ishl(bits, lane);
-                                let acc = self.b.use_var(var);
-                                let acc = self.b.ins().bor(acc, bit);
-                                self.b.def_var(var, acc);
-                            }
-                        }
-                        Home::Uniform(var) => self.b.def_var(var, x),
-                    }
-                }
-            }
-        }
-        self.lane_addr = None;
-        self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
-        let r = self.b.use_var(rem);
-        let r1 = self.b.ins().iadd_imm_s(r, -1);
-        let r2 = self.b.ins().band(r, r1);
-        self.b.def_var(rem, r2);
-        self.b.ins().brif(r2, head, &[], exit, &[]);
-        self.b.switch_to_block(exit);
-        let p = self.b.use_var(pending);
-        let go = self.b.create_block();
-        self.b.ins().brif(p, self.ret_fault, &[], go, &[]);
-        self.b.switch_to_block(go);
-        Ok(())
     }
 
     /// Emits a uniform instruction once (its lane, for a fault, is the lowest active one).
