@@ -25,70 +25,78 @@ impl Lower<'_, '_> {
         let args: Vec<Value> = f.args(inst).to_vec();
         let Some(&r) = f.inst_results(inst).first() else { return Ok(false) };
         let arg_ty = |k: usize| args.get(k).map(|&v| f.values[v].ty);
-        match (data.opcode.class(), data.imm) {
-            (OpClass::Exchange(ExchangeOp::Shuffle(kind)), _) => {
-                self.shuffle(kind, args[0], args[1], r)?;
-                Ok(true)
-            }
-            (OpClass::Exchange(ExchangeOp::Broadcast), _) => {
-                self.broadcast(args[0], args[1], r)?;
-                Ok(true)
-            }
-            (OpClass::Exchange(ExchangeOp::Ballot), _) => {
-                let b = self.ballot(args[0])?;
-                self.define(r, b)?;
-                Ok(true)
-            }
-            (OpClass::Exchange(ExchangeOp::BallotFirstN), Imm::Count(n)) => {
-                let b = self.ballot(args[0])?;
-                let b = self.b.ins().band_imm_s(b, ((1u64 << n.min(32)) - 1) as i64);
-                let b = self.b.ins().ireduce(types::I32, b);
-                self.define(r, b)?;
-                Ok(true)
-            }
-            (OpClass::Exchange(ExchangeOp::ActiveMask), _) => {
-                let m = self.b.use_var(self.mask);
-                self.define(r, m)?;
-                Ok(true)
-            }
-            (OpClass::Exchange(ExchangeOp::Elect), _) => {
-                let m = self.b.use_var(self.mask);
-                let first = self.b.ins().ctz(m);
-                self.per_active_lane_result(r, |l, lane| Ok(l.b.ins().icmp(IntCC::Equal, lane, first)))?;
-                Ok(true)
-            }
-            (OpClass::Collective(c @ (Collective::VoteAll | Collective::VoteAny)), Imm::Tile(Tile::Full))
-                if arg_ty(0) == Some(Type::BOOL) =>
-            {
-                let b = self.ballot(args[0])?;
-                let m = self.b.use_var(self.mask);
-                let t = if c == Collective::VoteAll {
-                    self.b.ins().icmp(IntCC::Equal, b, m)
-                } else {
-                    self.b.ins().icmp_imm_s(IntCC::NotEqual, b, 0)
-                };
-                self.define(r, t)?;
-                Ok(true)
-            }
-            (OpClass::Collective(c @ (Collective::Reduce | Collective::Scan)), Imm::Group { op, tile, inclusive }) => {
-                let Some(Type::Scalar(ty)) = arg_ty(0) else { return Ok(false) };
-                if ty.is_float() {
-                    if c == Collective::Reduce {
-                        self.float_reduce(op, ty, tile, args[0], r)?;
-                    } else {
-                        self.float_scan(op, ty, tile, inclusive, args[0], r)?;
+        let imm = data.imm;
+        match data.opcode.class() {
+            OpClass::Exchange(x) => match x {
+                ExchangeOp::Shuffle(kind) => self.shuffle(kind, args[0], args[1], r)?,
+                ExchangeOp::Broadcast => self.broadcast(args[0], args[1], r)?,
+                ExchangeOp::Ballot => {
+                    let b = self.ballot(args[0])?;
+                    self.define(r, b)?;
+                }
+                ExchangeOp::BallotFirstN => {
+                    let Imm::Count(n) = imm else { return Ok(false) };
+                    let b = self.ballot(args[0])?;
+                    let b = self.b.ins().band_imm_s(b, ((1u64 << n.min(32)) - 1) as i64);
+                    let b = self.b.ins().ireduce(types::I32, b);
+                    self.define(r, b)?;
+                }
+                ExchangeOp::ActiveMask => {
+                    let m = self.b.use_var(self.mask);
+                    self.define(r, m)?;
+                }
+                ExchangeOp::Elect => {
+                    let m = self.b.use_var(self.mask);
+                    let first = self.b.ins().ctz(m);
+                    self.per_active_lane_result(r, |l, lane| Ok(l.b.ins().icmp(IntCC::Equal, lane, first)))?;
+                }
+                // Compared bit for bit across lanes: the host's lane functions.
+                ExchangeOp::MatchAny | ExchangeOp::MatchAll => return Ok(false),
+            },
+            OpClass::Collective(c) => match c {
+                Collective::VoteAll | Collective::VoteAny => {
+                    // Tiled votes and votes on other types: the host.
+                    if imm != Imm::Tile(Tile::Full) || arg_ty(0) != Some(Type::BOOL) {
+                        return Ok(false);
                     }
-                    return Ok(true);
+                    let b = self.ballot(args[0])?;
+                    let m = self.b.use_var(self.mask);
+                    let t = if c == Collective::VoteAll {
+                        self.b.ins().icmp(IntCC::Equal, b, m)
+                    } else {
+                        self.b.ins().icmp_imm_s(IntCC::NotEqual, b, 0)
+                    };
+                    self.define(r, t)?;
                 }
-                if c == Collective::Reduce {
-                    self.int_reduce(op, ty, tile, args[0], r)?;
-                } else {
-                    self.int_scan(op, ty, tile, inclusive, args[0], r)?;
+                Collective::Reduce | Collective::Scan => {
+                    let (Imm::Group { op, tile, inclusive }, Some(Type::Scalar(ty))) = (imm, arg_ty(0)) else {
+                        return Ok(false);
+                    };
+                    match (c == Collective::Reduce, ty.is_float()) {
+                        (true, true) => self.float_reduce(op, ty, tile, args[0], r)?,
+                        (false, true) => self.float_scan(op, ty, tile, inclusive, args[0], r)?,
+                        (true, false) => self.int_reduce(op, ty, tile, args[0], r)?,
+                        (false, false) => self.int_scan(op, ty, tile, inclusive, args[0], r)?,
+                    }
                 }
-                Ok(true)
-            }
-            _ => Ok(false),
+                Collective::VoteEq | Collective::SegReduce => return Ok(false),
+            },
+            OpClass::Const
+            | OpClass::Binary(_)
+            | OpClass::Unary(_)
+            | OpClass::Fma
+            | OpClass::Select
+            | OpClass::Cmp
+            | OpClass::Cast
+            | OpClass::Bitcast
+            | OpClass::Memory(_)
+            | OpClass::Index(_)
+            | OpClass::Sync(_)
+            | OpClass::If
+            | OpClass::Loop
+            | OpClass::Terminator(_) => return Ok(false),
         }
+        Ok(true)
     }
 
     /// `v` in lane `lane` (an `i64`), as bits.
