@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 use qd_frontend::{BuildError, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Tile};
+use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::{Function, VerifiedKernel};
 
 /// Builds `@bench_kernel`: a grid-stride loop whose body mixes integer and float arithmetic,
@@ -103,6 +104,37 @@ pub fn build_verified_kernel(ctx: &mut FunctionBuilderContext) -> Result<Verifie
         b.store(dst, i, out)
     })?;
     b.finish_verified()
+}
+
+/// Elements of the bench kernel's buffers in the throughput benches.
+pub const BENCH_N: u32 = 16 * 1024;
+
+/// The bench kernel's arguments for [`BENCH_N`] elements (the interpreter and cpu throughput
+/// benches run it on these).
+pub fn bench_kernel_args() -> Vec<ArgValue> {
+    let n = BENCH_N;
+    let src = Buffer::from_bits(ScalarType::F32, (0..n).map(|i| u64::from((i as f32 * 0.25 - 100.0).to_bits())));
+    let idx = Buffer::from_bits(ScalarType::U32, (0..n).map(|i| u64::from(i.wrapping_mul(2_654_435_761) % n)));
+    let dst = Buffer::from_bits(ScalarType::F32, (0..n).map(|_| 0));
+    vec![
+        ArgValue::Buffer(src),
+        ArgValue::Buffer(idx),
+        ArgValue::Buffer(dst),
+        ArgValue::Scalar(ScalarType::U32, u64::from(n)),
+        ArgValue::Scalar(ScalarType::F32, u64::from(1.5f32.to_bits())),
+    ]
+}
+
+/// SplitMix64 from `seed`: the benches' reproducible random data.
+pub fn splitmix64(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
 }
 
 #[cfg(test)]

@@ -125,3 +125,22 @@ fn schedule_dependent(r: &mut Report) {
         }
     }
 }
+
+/// Cross-checks every run line of `files` on each device of `devices` (`(label, device)`), prints a
+/// summary line per device (`LABEL WHAT: N matched, …`) and fails with every failure at the end
+/// (a device with nothing matched fails too). The check of the simulator and native-cpu corpora.
+pub fn files_on_devices(devices: &[(String, Device)], files: &[std::path::PathBuf], what: &str) {
+    let mut failures = Vec::new();
+    for (label, dev) in devices {
+        let mut tally = Tally::default();
+        for f in files {
+            let src = std::fs::read_to_string(f).unwrap_or_default();
+            file(&src, f, dev, &mut tally);
+        }
+        let label = format!("{label} {what}");
+        println!("{}", tally.summary(&label));
+        assert!(tally.matched > 0, "{label}: nothing matched");
+        failures.extend(tally.failures.iter().map(|f| format!("{label}: {f}")));
+    }
+    assert!(failures.is_empty(), "{} cross-check failure(s):\n{}", failures.len(), failures.join("\n"));
+}

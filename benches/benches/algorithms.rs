@@ -15,21 +15,9 @@ use qd_mir::{Module, Type};
 use qd_rt::{Device, DeviceArg, DeviceBuffer};
 use qdc::algo::{build, Algo, AlgoSpec, Combine};
 
-/// SplitMix64: the same data on every run.
-fn stream(seed: u64) -> impl FnMut() -> u64 {
-    let mut state = seed;
-    move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// The input of parameter `name` (element `elem`, `len` elements) for a run at live count `n`.
 fn input(name: &str, elem: ScalarType, len: usize, n: u64) -> Buffer {
-    let mut next = stream(0x5eed ^ name.len() as u64);
+    let mut next = qd_benches::splitmix64(0x5eed ^ name.len() as u64);
     let bits: Vec<u64> = match name {
         "n" => vec![n],
         "flags" => (0..len).map(|_| next() & 1).collect(),

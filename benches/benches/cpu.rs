@@ -14,28 +14,13 @@
 //! algorithms' width; `QD_BENCH_N_SORT`, `QD_BENCH_N_SCAN` change the sizes).
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use qd_benches::{build_kernel, build_verified_kernel};
+use qd_benches::{bench_kernel_args, build_kernel, build_verified_kernel, splitmix64};
 use qd_frontend::{FunctionBuilderContext, ScalarType};
 use qd_lib::algorithms::{Capacity, Options, Target};
-use qd_mir::interp::{run_kernel, ArgValue, Buffer, RunConfig};
+use qd_mir::interp::{run_kernel, Buffer, RunConfig};
 use qd_mir::Type;
 use qd_rt::{Device, DeviceArg, DeviceBuffer};
 use qdc::algo::{build, Algo, AlgoSpec, Combine};
-
-const N: u32 = 16 * 1024;
-
-fn kernel_args() -> Vec<ArgValue> {
-    let src = Buffer::from_bits(ScalarType::F32, (0..N).map(|i| u64::from((i as f32 * 0.25 - 100.0).to_bits())));
-    let idx = Buffer::from_bits(ScalarType::U32, (0..N).map(|i| u64::from(i.wrapping_mul(2_654_435_761) % N)));
-    let dst = Buffer::from_bits(ScalarType::F32, (0..N).map(|_| 0));
-    vec![
-        ArgValue::Buffer(src),
-        ArgValue::Buffer(idx),
-        ArgValue::Buffer(dst),
-        ArgValue::Scalar(ScalarType::U32, u64::from(N)),
-        ArgValue::Scalar(ScalarType::F32, u64::from(1.5f32.to_bits())),
-    ]
-}
 
 fn lane_instructions(c: &mut Criterion) {
     let mut ctx = FunctionBuilderContext::new();
@@ -44,7 +29,7 @@ fn lane_instructions(c: &mut Criterion) {
     group.sample_size(10);
     for width in [8u32, 32, 64] {
         let cfg = RunConfig { subgroup_size: width, ..RunConfig::default() };
-        let mut a = kernel_args();
+        let mut a = bench_kernel_args();
         let stats = run_kernel(&kernel, &cfg, &mut a).expect("runs");
         group.throughput(Throughput::Elements(stats.lane_instructions));
         group.bench_with_input(BenchmarkId::new("interp", width), &width, |b, _| {
@@ -77,18 +62,6 @@ fn compile(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// SplitMix64.
-fn stream(seed: u64) -> impl FnMut() -> u64 {
-    let mut state = seed;
-    move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 fn env_n(name: &str, default: u64) -> u64 {
@@ -137,7 +110,7 @@ fn program(
 fn sort(c: &mut Criterion) {
     let n = env_n("QD_BENCH_N_SORT", 1 << 20);
     let dev = device();
-    let mut next = stream(7);
+    let mut next = splitmix64(7);
     let keys: Vec<u32> = (0..n).map(|_| next() as u32).collect();
     let mut group = c.benchmark_group(format!("cpu sort n={n} {}", dev.info().spec()));
     group.sample_size(10);
@@ -173,7 +146,7 @@ fn sort(c: &mut Criterion) {
 fn reduce_scan(c: &mut Criterion) {
     let n = env_n("QD_BENCH_N_SCAN", 1 << 24);
     let dev = device();
-    let mut next = stream(11);
+    let mut next = splitmix64(11);
     let xs: Vec<u32> = (0..n).map(|_| next() as u32).collect();
     let mut group = c.benchmark_group(format!("cpu reduce-scan n={n} {}", dev.info().spec()));
     group.sample_size(10);

@@ -6,27 +6,17 @@
 //! simulator corpora use). Expected-fault tests must fault on the native code too, with the
 //! interpreter's message. Each test prints, per width, `N matched, M skipped (…), K failed`.
 
-use qd_rt::crosscheck::Tally;
 use qd_rt::Device;
 use std::path::PathBuf;
 
 const WIDTHS: [u32; 5] = [4, 8, 16, 32, 64];
 
 fn check(files: &[PathBuf], what: &str) {
-    let mut failures = Vec::new();
-    for w in WIDTHS {
-        let dev = Device::cpu_with_width(w).expect("every power-of-two width opens");
-        let mut tally = Tally::default();
-        for f in files {
-            let src = std::fs::read_to_string(f).unwrap_or_default();
-            qd_tests::crosscheck::file(&src, f, &dev, &mut tally);
-        }
-        let label = format!("cpu:{w} {what}");
-        println!("{}", tally.summary(&label));
-        assert!(tally.matched > 0, "{label}: nothing matched");
-        failures.extend(tally.failures.iter().map(|f| format!("cpu:{w}: {f}")));
-    }
-    assert!(failures.is_empty(), "{} cross-check failure(s):\n{}", failures.len(), failures.join("\n"));
+    let devices: Vec<(String, Device)> = WIDTHS
+        .iter()
+        .map(|&w| (format!("cpu:{w}"), Device::cpu_with_width(w).expect("every power-of-two width opens")))
+        .collect();
+    qd_tests::crosscheck::files_on_devices(&devices, files, what);
 }
 
 #[test]

@@ -7,27 +7,17 @@
 //! absent the second test says so and skips. Each test prints, per device,
 //! `N matched, M skipped (…), K failed`.
 
-use qd_rt::crosscheck::Tally;
 use qd_rt::Device;
 use std::path::PathBuf;
 
 const DEVICES: [&str; 4] = ["sim-gfx942", "sim-gfx90a", "sim-gfx1100", "sim-gfx1100-w32"];
 
 fn check(files: &[PathBuf], what: &str) {
-    let mut failures = Vec::new();
-    for spec in DEVICES {
-        let dev = Device::open(spec).expect("the simulated devices always open");
-        let mut tally = Tally::default();
-        for f in files {
-            let src = std::fs::read_to_string(f).unwrap_or_default();
-            qd_tests::crosscheck::file(&src, f, &dev, &mut tally);
-        }
-        let label = format!("{spec} {what}");
-        println!("{}", tally.summary(&label));
-        assert!(tally.matched > 0, "{label}: nothing matched");
-        failures.extend(tally.failures.iter().map(|f| format!("{spec}: {f}")));
-    }
-    assert!(failures.is_empty(), "{} cross-check failure(s):\n{}", failures.len(), failures.join("\n"));
+    let devices: Vec<(String, Device)> = DEVICES
+        .iter()
+        .map(|&spec| (spec.to_string(), Device::open(spec).expect("the simulated devices always open")))
+        .collect();
+    qd_tests::crosscheck::files_on_devices(&devices, files, what);
 }
 
 #[test]
