@@ -13,7 +13,7 @@ use cranelift_entity::EntityRef;
 use qd_mir::eval::{self, EvalError};
 use qd_mir::interp::pointer;
 use qd_mir::interp::simt::{self, ShuffleKind, VoteKind};
-use qd_mir::ops::{BinOp, Collective, ExchangeOp, OpClass, PredOp};
+use qd_mir::ops::{BinOp, Collective, ExchangeOp, PredOp};
 use qd_mir::{AddrSpace, Function, Imm, Inst, ScalarType};
 use std::sync::atomic::Ordering;
 
@@ -169,74 +169,41 @@ pub extern "C" fn qd_exchange(
         let message = format!("`{}` is not defined on {}", data.opcode, ty_of(0));
         h.record(PendingFault { key: 0, message, inst: Some(inst), lane: None });
     };
-    let out: Vec<u64> = match (data.opcode.class(), data.imm) {
-        (OpClass::Exchange(ExchangeOp::Shuffle(k)), _) => simt::shuffle(ShuffleKind::of(k), va, vb, mask, wu),
-        (OpClass::Exchange(ExchangeOp::Broadcast), _) => simt::shuffle(ShuffleKind::Broadcast, va, vb, mask, wu),
-        (OpClass::Exchange(ExchangeOp::Ballot), _) => fill(simt::ballot(va, mask, wu)),
-        (OpClass::Exchange(ExchangeOp::BallotFirstN), Imm::Count(n)) => {
-            fill(simt::ballot(va, mask, wu) & ((1u64 << n.min(32)) - 1))
-        }
-        (OpClass::Exchange(ExchangeOp::MatchAny), _) => simt::match_any(ty_of(0), va, mask, wu),
-        (OpClass::Exchange(ExchangeOp::MatchAll), _) => fill(simt::match_all(ty_of(0), va, mask, wu)),
-        (OpClass::Exchange(ExchangeOp::ActiveMask), _) => fill(simt::active_mask(mask, wu)),
-        (OpClass::Exchange(ExchangeOp::Elect), _) => simt::elect(mask, wu),
-        (OpClass::Collective(c @ (Collective::VoteAll | Collective::VoteAny | Collective::VoteEq)), Imm::Tile(t)) => {
-            let kind = match c {
-                Collective::VoteAll => VoteKind::All,
-                Collective::VoteAny => VoteKind::Any,
-                Collective::VoteEq | Collective::Reduce | Collective::Scan | Collective::SegReduce => VoteKind::Eq,
-            };
-            simt::vote(kind, ty_of(0), va, mask, wu, t)
-        }
-        (OpClass::Collective(Collective::Reduce), Imm::Group { op, tile, .. }) => {
-            match simt::reduce(op, ty_of(0), va, mask, wu, tile) {
-                Ok(v) => v,
-                Err(_) => {
-                    bad(h);
-                    return 0;
-                }
+    let group = |out: Result<Vec<u64>, EvalError>, h: &mut SgHost<'_>| out.map_err(|_| bad(h)).ok();
+    let out: Option<Vec<u64>> = match (data.opcode.exchange(), data.opcode.collective(), data.imm) {
+        (Some(x), _, imm) => Some(match x {
+            ExchangeOp::Shuffle(k) => simt::shuffle(ShuffleKind::of(k), va, vb, mask, wu),
+            ExchangeOp::Broadcast => simt::shuffle(ShuffleKind::Broadcast, va, vb, mask, wu),
+            ExchangeOp::Ballot => fill(simt::ballot(va, mask, wu)),
+            ExchangeOp::BallotFirstN => {
+                let n = if let Imm::Count(n) = imm { n.min(32) } else { 32 };
+                fill(simt::ballot(va, mask, wu) & ((1u64 << n) - 1))
             }
-        }
-        (OpClass::Collective(Collective::Scan), Imm::Group { op, tile, inclusive }) => {
-            match simt::scan(op, ty_of(0), inclusive, va, mask, wu, tile) {
-                Ok(v) => v,
-                Err(_) => {
-                    bad(h);
-                    return 0;
-                }
-            }
-        }
-        (OpClass::Collective(Collective::SegReduce), Imm::Group { op, tile, .. }) => {
-            match simt::segreduce(op, ty_of(0), va, vb, mask, wu, tile) {
-                Ok(v) => v,
-                Err(_) => {
-                    bad(h);
-                    return 0;
-                }
-            }
-        }
-        (
-            OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast
-            | OpClass::Memory(_)
-            | OpClass::Index(_)
-            | OpClass::Exchange(_)
-            | OpClass::Collective(_)
-            | OpClass::Sync(_)
-            | OpClass::If
-            | OpClass::Loop
-            | OpClass::Terminator(_),
-            _,
-        ) => {
+            ExchangeOp::MatchAny => simt::match_any(ty_of(0), va, mask, wu),
+            ExchangeOp::MatchAll => fill(simt::match_all(ty_of(0), va, mask, wu)),
+            ExchangeOp::ActiveMask => fill(simt::active_mask(mask, wu)),
+            ExchangeOp::Elect => simt::elect(mask, wu),
+        }),
+        (None, Some(c), Imm::Tile(t)) => match c {
+            Collective::VoteAll => Some(simt::vote(VoteKind::All, ty_of(0), va, mask, wu, t)),
+            Collective::VoteAny => Some(simt::vote(VoteKind::Any, ty_of(0), va, mask, wu, t)),
+            Collective::VoteEq => Some(simt::vote(VoteKind::Eq, ty_of(0), va, mask, wu, t)),
+            Collective::Reduce | Collective::Scan | Collective::SegReduce => None,
+        },
+        (None, Some(c), Imm::Group { op, tile, inclusive }) => match c {
+            Collective::Reduce => group(simt::reduce(op, ty_of(0), va, mask, wu, tile), h),
+            Collective::Scan => group(simt::scan(op, ty_of(0), inclusive, va, mask, wu, tile), h),
+            Collective::SegReduce => group(simt::segreduce(op, ty_of(0), va, vb, mask, wu, tile), h),
+            Collective::VoteAll | Collective::VoteAny | Collective::VoteEq => None,
+        },
+        // Not an exchange or collective, or a malformed immediate: the verifier rules these out.
+        (None, _, _) => None,
+    };
+    let Some(out) = out else {
+        if h.fault.is_none() {
             bad(h);
-            return 0;
         }
+        return 0;
     };
     let mut first = None;
     for (l, &v) in out.iter().enumerate().take(w) {

@@ -28,7 +28,7 @@
 //! refill checks the step limit, the time limit and a fault elsewhere. A kernel that never ends
 //! is therefore stopped with a fault naming the instruction it was at.
 
-use crate::abi::{MemDesc, SgCtx, STATUS_ABORT, STATUS_DONE, STATUS_FAULT};
+use crate::abi::{MemDesc, SgCtx, STATUS_ABORT, STATUS_DONE};
 use crate::helpers::{sync_pred_result, BarrierCall, BarrierReply, PendingFault, SgHost, BUDGET_CHUNK};
 use crate::CpuKernel;
 use corosensei::stack::DefaultStack;
@@ -115,7 +115,10 @@ impl CpuKernel {
         let bind: Vec<usize> = (0..args.len()).collect();
         if args.len() != self.function().params.len() {
             let f = self.function();
-            return Err(error(&f.name, format!("expects {} argument(s), got {}", f.params.len(), args.len())));
+            return Err(InterpError::new(
+                &f.name,
+                format!("expects {} argument(s), got {}", f.params.len(), args.len()),
+            ));
         }
         self.run_shared(args, &bind, opts)
     }
@@ -134,7 +137,7 @@ impl CpuKernel {
         let shared_len: Vec<usize> = f.shared.values().map(|s| s.len as usize * s.elem.bytes() as usize).collect();
         let shared_bytes: u64 = shared_len.iter().map(|&b| b as u64).sum();
         if shared_bytes > MAX_SHARED_BYTES {
-            return Err(error(
+            return Err(InterpError::new(
                 &f.name,
                 format!("shared arrays need {shared_bytes} bytes, more than {MAX_SHARED_BYTES}"),
             ));
@@ -229,11 +232,6 @@ impl CpuKernel {
         }
         Ok(RunStats { lane_instructions: steps, blocks: total, barriers: barriers.into_inner() })
     }
-}
-
-/// An error without a site.
-fn error(kernel: &str, message: String) -> InterpError {
-    InterpError { kernel: kernel.to_string(), message, program: None, launch: None, at: Box::default() }
 }
 
 #[derive(Copy, Clone)]
@@ -353,7 +351,6 @@ impl<'k> Worker<'k> {
             inst: None,
             lane: None,
         });
-        let _ = STATUS_FAULT;
         let at = FaultSite {
             inst: pf.inst.map(|i| print_inst(f, i)),
             block: Some(block),
@@ -362,7 +359,7 @@ impl<'k> Worker<'k> {
             lane: pf.lane,
         };
         self.sh.abort.store(true, Ordering::Relaxed);
-        Some(InterpError { at: Box::new(at), ..error(&f.name, pf.message) })
+        Some(InterpError { at: Box::new(at), ..InterpError::new(&f.name, pf.message) })
     }
 
     /// Runs the subgroups of a block on coroutines, taking turns at barriers.
@@ -380,8 +377,9 @@ impl<'k> Worker<'k> {
         for c in ctxs.iter_mut() {
             let stack = match self.stacks.pop() {
                 Some(s) => s,
-                None => DefaultStack::new(STACK_BYTES)
-                    .map_err(|e| Some(error(&k.function().name, format!("cannot allocate a subgroup stack: {e}"))))?,
+                None => DefaultStack::new(STACK_BYTES).map_err(|e| {
+                    Some(InterpError::new(&k.function().name, format!("cannot allocate a subgroup stack: {e}")))
+                })?,
             };
             let ctx_addr = c as *mut SgCtx as usize;
             cos.push(Coroutine::with_stack(stack, move |y: &Yielder<BarrierReply, BarrierCall>, _first| {
@@ -433,7 +431,7 @@ impl<'k> Worker<'k> {
                 );
                 let at = FaultSite { block: Some(block), ..FaultSite::default() };
                 self.sh.abort.store(true, Ordering::Relaxed);
-                fault = Some(Some(InterpError { at: Box::new(at), ..error(&f.name, msg) }));
+                fault = Some(Some(InterpError { at: Box::new(at), ..InterpError::new(&f.name, msg) }));
                 break;
             }
             let preds: Vec<(*const u64, u64)> = waiting.iter().map(|&(i, _)| (hosts[i].pred, hosts[i].live)).collect();

@@ -20,7 +20,6 @@ mod lower;
 pub use launch::{Limits, RunOptions};
 pub use qd_mir::CompileError;
 
-use cranelift_codegen::ir;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
@@ -171,6 +170,7 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
     }
     let t0 = Instant::now();
     // Every thread sees the same kernel arguments: parameters are uniform on this device.
+    // The kernel keeps this copy (the flag changes nothing the launch or its faults read).
     let mut g = f.clone();
     for p in &mut g.params {
         p.uniform = true;
@@ -180,7 +180,7 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let target = module.isa().frontend_config();
-    let lowered = lower::lower(f, &uni, w, &mut ctx.func, &mut fctx, target)?;
+    let lowered = lower::lower(&g, &uni, w, &mut ctx.func, &mut fctx, target)?;
     let clif = keep_clif.then(|| ctx.func.display().to_string());
     let t1 = Instant::now();
     let internal = |m: String| CompileError::internal(lower::TARGET, m);
@@ -200,7 +200,7 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
         .values()
         .any(|d| matches!(d.opcode.sync(), Some(qd_mir::ops::SyncOp::BlockSync | qd_mir::ops::SyncOp::BlockSyncPred)));
     Ok(CpuKernel {
-        func: f.clone(),
+        func: g,
         width: w,
         slots: lowered.slots,
         has_barrier,
@@ -228,19 +228,4 @@ fn new_module() -> Result<JITModule, CompileError> {
         .map_err(|e| internal(format!("host ISA: {e}")))?;
     let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     Ok(JITModule::new(builder))
-}
-
-/// The Cranelift IR of a kernel, for reading (no machine code is made).
-pub fn clif_text(k: &VerifiedKernel, opts: &CpuOptions) -> Result<String, CompileError> {
-    let f = k.function();
-    let mut g = f.clone();
-    for p in &mut g.params {
-        p.uniform = true;
-    }
-    let uni = Uniformity::new(&g);
-    let module = new_module()?;
-    let mut func = ir::Function::new();
-    let mut fctx = FunctionBuilderContext::new();
-    lower::lower(f, &uni, opts.width, &mut func, &mut fctx, module.isa().frontend_config())?;
-    Ok(func.display().to_string())
 }

@@ -80,7 +80,7 @@ pub(crate) fn info(engine: Engine, w: u32) -> DeviceInfo {
 fn compiled(w: u32, f: &Function) -> Result<std::sync::Arc<qd_isel_cpu::CpuKernel>, RtError> {
     if let Some(sw) = f.launch.subgroup_size.filter(|&sw| sw != w) {
         let message = format!("the kernel was built for subgroup({sw}) and cannot run at subgroup width {w}");
-        let e = InterpError { kernel: f.name.clone(), message, program: None, launch: None, at: Box::default() };
+        let e = InterpError::new(&f.name, message);
         return Err(RtError::interp(&e));
     }
     qd_isel_cpu::cache::get(f, w).map_err(|e| RtError::compile(&e))
@@ -167,11 +167,9 @@ pub(crate) fn run_program(
 fn jit_program_status(w: u32, m: &Module, p: &Program, args: &mut [ArgValue], limits: Limits) -> Result<u32, RtError> {
     let perr = |e: InterpError| RtError::interp(&InterpError { program: Some(p.name.clone()), ..e });
     let plain = |launch: Option<usize>, kernel: &str, message: String| InterpError {
-        kernel: kernel.to_string(),
-        message,
         program: Some(p.name.clone()),
         launch,
-        at: Box::default(),
+        ..InterpError::new(kernel, message)
     };
     // Every buffer lives in one argument list for the whole run: the program's arguments, then
     // the status word, then each launch's constants.

@@ -162,16 +162,10 @@ impl Lower<'_, '_> {
 
     /// An operand's value in the current lane.
     fn lane_operand(&mut self, a: Value, ll: &LaneLoop<'_>) -> Result<ir::Value, CompileError> {
-        Ok(match ll.env.get(&a) {
-            Some(&x) => x,
-            None => match self.home(a)? {
-                Home::Uniform(var) => self.b.use_var(var),
-                Home::Lanes(slot) => {
-                    let bits = self.load_lane(slot, ll.lane);
-                    self.value_of_bits(self.ty(a), bits)
-                }
-            },
-        })
+        match ll.env.get(&a) {
+            Some(&x) => Ok(x),
+            None => self.lane_value(a, ll.lane),
+        }
     }
 
     /// One instruction of a fused loop for the current lane.

@@ -14,7 +14,7 @@
 use super::{Home, Lower};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder};
 use qd_mir::inst::Imm;
-use qd_mir::ops::{Collective, ExchangeOp, GroupOp, OpClass, ShuffleKind};
+use qd_mir::ops::{Collective, ExchangeOp, GroupOp, ShuffleKind};
 use qd_mir::{CompileError, Inst, ScalarType, Tile, Type, Value};
 
 impl Lower<'_, '_> {
@@ -26,8 +26,8 @@ impl Lower<'_, '_> {
         let Some(&r) = f.inst_results(inst).first() else { return Ok(false) };
         let arg_ty = |k: usize| args.get(k).map(|&v| f.values[v].ty);
         let imm = data.imm;
-        match data.opcode.class() {
-            OpClass::Exchange(x) => match x {
+        match (data.opcode.exchange(), data.opcode.collective()) {
+            (Some(x), _) => match x {
                 ExchangeOp::Shuffle(kind) => self.shuffle(kind, args[0], args[1], r)?,
                 ExchangeOp::Broadcast => self.broadcast(args[0], args[1], r)?,
                 ExchangeOp::Ballot => {
@@ -53,7 +53,7 @@ impl Lower<'_, '_> {
                 // Compared bit for bit across lanes: the host's lane functions.
                 ExchangeOp::MatchAny | ExchangeOp::MatchAll => return Ok(false),
             },
-            OpClass::Collective(c) => match c {
+            (None, Some(c)) => match c {
                 Collective::VoteAll | Collective::VoteAny => {
                     // Tiled votes and votes on other types: the host.
                     if imm != Imm::Tile(Tile::Full) || arg_ty(0) != Some(Type::BOOL) {
@@ -81,20 +81,8 @@ impl Lower<'_, '_> {
                 }
                 Collective::VoteEq | Collective::SegReduce => return Ok(false),
             },
-            OpClass::Const
-            | OpClass::Binary(_)
-            | OpClass::Unary(_)
-            | OpClass::Fma
-            | OpClass::Select
-            | OpClass::Cmp
-            | OpClass::Cast
-            | OpClass::Bitcast
-            | OpClass::Memory(_)
-            | OpClass::Index(_)
-            | OpClass::Sync(_)
-            | OpClass::If
-            | OpClass::Loop
-            | OpClass::Terminator(_) => return Ok(false),
+            // Not an exchange or a collective.
+            (None, None) => return Ok(false),
         }
         Ok(true)
     }

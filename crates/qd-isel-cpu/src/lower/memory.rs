@@ -76,17 +76,6 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// An operand's value in lane `lane`.
-    fn lane_value(&mut self, v: Value, lane: ir::Value) -> Result<ir::Value, CompileError> {
-        match self.home(v)? {
-            Home::Uniform(var) => Ok(self.b.use_var(var)),
-            Home::Lanes(slot) => {
-                let bits = self.load_lane(slot, lane);
-                Ok(self.value_of_bits(self.ty(v), bits))
-            }
-        }
-    }
-
     /// Stores a result for lane `lane` (or defines a uniform one).
     fn set_lane(&mut self, v: Value, lane: ir::Value, x: ir::Value) -> Result<(), CompileError> {
         match self.home(v)? {

@@ -37,7 +37,7 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use qd_mir::analysis::Uniformity;
-use qd_mir::ops::{ExchangeOp, IndexOp, MemoryOp, OpClass, SyncOp, Terminator};
+use qd_mir::ops::{IndexOp, MemoryOp, OpClass, SyncOp, Terminator};
 use qd_mir::{CompileError, Function, Inst, Region, ScalarType, Type, Value};
 use std::collections::HashMap;
 
@@ -60,6 +60,17 @@ pub(crate) enum OnFault {
     Return,
     /// In a fused lane loop: record with `key`, flag `pending` and go on with the next lane.
     Lane { key: u32, next: Block, pending: Variable },
+}
+
+/// How a region goes on after an instruction emitted on its own.
+#[derive(Copy, Clone, Debug)]
+enum Flow {
+    /// With the same mask.
+    Next,
+    /// With a mask that nested `break`/`continue`/`return` may have emptied (after `if`, `loop`).
+    MaskMayShrink,
+    /// Not at all: a terminator ended it.
+    Ended,
 }
 
 /// Signatures of the host helpers.
@@ -379,6 +390,17 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// An operand's value in lane `lane`.
+    fn lane_value(&mut self, v: Value, lane: ir::Value) -> Result<ir::Value, CompileError> {
+        match self.home(v)? {
+            Home::Uniform(var) => Ok(self.b.use_var(var)),
+            Home::Lanes(slot) => {
+                let bits = self.load_lane(slot, lane);
+                Ok(self.value_of_bits(self.ty(v), bits))
+            }
+        }
+    }
+
     /// The value of a uniform operand.
     fn uniform(&mut self, v: Value) -> Result<ir::Value, CompileError> {
         match self.home(v)? {
@@ -479,34 +501,20 @@ impl Lower<'_, '_> {
                 i = j;
                 continue;
             }
-            let class = self.f.insts[inst].opcode.class();
-            self.inst(inst)?;
-            match class {
-                OpClass::If | OpClass::Loop => {
+            match self.inst(inst)? {
+                Flow::Next => {}
+                Flow::MaskMayShrink => {
                     // Lanes may have left through a nested break, continue or return.
                     let m = self.b.use_var(self.mask);
                     let go = self.b.create_block();
                     self.b.ins().brif(m, go, &[], end, &[]);
                     self.b.switch_to_block(go);
                 }
-                OpClass::Terminator(_) => {
+                Flow::Ended => {
                     self.b.ins().jump(end, &[]);
                     let dead = self.b.create_block();
                     self.b.switch_to_block(dead);
                 }
-                OpClass::Const
-                | OpClass::Binary(_)
-                | OpClass::Unary(_)
-                | OpClass::Fma
-                | OpClass::Select
-                | OpClass::Cmp
-                | OpClass::Cast
-                | OpClass::Bitcast
-                | OpClass::Memory(_)
-                | OpClass::Index(_)
-                | OpClass::Exchange(_)
-                | OpClass::Collective(_)
-                | OpClass::Sync(_) => {}
             }
             i += 1;
         }
@@ -529,23 +537,10 @@ impl Lower<'_, '_> {
             .iter()
             .map(|&i| {
                 let d = &self.f.insts[i];
-                let nested: usize = match d.opcode.class() {
-                    OpClass::If => d.regions.iter().filter_map(|x| x.expand()).map(|x| self.static_count(x)).sum(),
-                    OpClass::Const
-                    | OpClass::Binary(_)
-                    | OpClass::Unary(_)
-                    | OpClass::Fma
-                    | OpClass::Select
-                    | OpClass::Cmp
-                    | OpClass::Cast
-                    | OpClass::Bitcast
-                    | OpClass::Memory(_)
-                    | OpClass::Index(_)
-                    | OpClass::Exchange(_)
-                    | OpClass::Collective(_)
-                    | OpClass::Sync(_)
-                    | OpClass::Loop
-                    | OpClass::Terminator(_) => 0,
+                let nested: usize = if d.opcode.class() == OpClass::If {
+                    d.regions.iter().filter_map(|x| x.expand()).map(|x| self.static_count(x)).sum()
+                } else {
+                    0
                 };
                 1 + nested
             })
@@ -579,10 +574,10 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// Emits one instruction that is not part of a fused loop.
-    fn inst(&mut self, inst: Inst) -> Result<(), CompileError> {
+    /// Emits one instruction that is not part of a fused loop; says how the region goes on.
+    fn inst(&mut self, inst: Inst) -> Result<Flow, CompileError> {
         let op = self.f.insts[inst].opcode;
-        match op.class() {
+        let done = match op.class() {
             OpClass::Const
             | OpClass::Binary(_)
             | OpClass::Unary(_)
@@ -606,10 +601,11 @@ impl Lower<'_, '_> {
                 }
                 SyncOp::BlockSync | SyncOp::BlockSyncPred => self.barrier(inst),
             },
-            OpClass::If => self.if_(inst),
-            OpClass::Loop => self.loop_(inst),
-            OpClass::Terminator(t) => self.terminator(inst, t),
-        }
+            OpClass::If => return self.if_(inst).map(|()| Flow::MaskMayShrink),
+            OpClass::Loop => return self.loop_(inst).map(|()| Flow::MaskMayShrink),
+            OpClass::Terminator(t) => return self.terminator(inst, t).map(|()| Flow::Ended),
+        };
+        done.map(|()| Flow::Next)
     }
 
     /// An exchange, vote, reduction or scan: the host computes it on the lane arrays.
@@ -646,8 +642,6 @@ impl Lower<'_, '_> {
             let x = self.value_of_bits(self.ty(r), ret);
             self.b.def_var(var, x);
         }
-        // `ExchangeOp` is matched here only to keep the class list in one place for readers.
-        let _: Option<ExchangeOp> = self.f.insts[inst].opcode.exchange();
         Ok(())
     }
 
@@ -859,37 +853,23 @@ impl Lower<'_, '_> {
                 Home::Lanes(_) => None,
             });
         }
-        let m = self.b.use_var(self.mask);
-        let rem = self.b.declare_var(types::I64);
-        self.b.def_var(rem, m);
-        let (head, exit) = (self.b.create_block(), self.b.create_block());
-        let nz = self.b.create_block();
-        self.b.ins().brif(m, nz, &[], exit, &[]);
-        self.b.switch_to_block(nz);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let r = self.b.use_var(rem);
-        let lane = self.b.ins().ctz(r);
-        self.enter_lane(lane);
-        let mut vals = Vec::new();
-        for (k, &(_, s)) in lanes.iter().enumerate() {
-            let bits = match (uniform_bits[k], self.home(s)?) {
-                (Some(b), _) => b,
-                (None, Home::Lanes(slot)) => self.load_lane(slot, lane),
-                (None, Home::Uniform(_)) => return Err(CompileError::internal(TARGET, "lost a uniform source")),
-            };
-            vals.push(bits);
-        }
-        for (&(slot, _), &bits) in lanes.iter().zip(&vals) {
-            self.store_lane(slot, lane, bits);
-        }
-        self.lane_addr = None;
-        let r1 = self.b.ins().iadd_imm_s(r, -1);
-        let r2 = self.b.ins().band(r, r1);
-        self.b.def_var(rem, r2);
-        self.b.ins().brif(r2, head, &[], exit, &[]);
-        self.b.switch_to_block(exit);
-        Ok(())
+        self.active_lane_loop(|l, lane| {
+            // Every source is read before any destination is written: a parallel copy.
+            let mut vals = Vec::with_capacity(lanes.len());
+            for (&(_, src), bits) in lanes.iter().zip(&uniform_bits) {
+                vals.push(match (bits, l.home(src)?) {
+                    (Some(b), _) => *b,
+                    (None, Home::Lanes(slot)) => l.load_lane(slot, lane),
+                    (None, Home::Uniform(_)) => {
+                        return Err(CompileError::internal(TARGET, "lost a uniform source"));
+                    }
+                });
+            }
+            for (&(slot, _), &bits) in lanes.iter().zip(&vals) {
+                l.store_lane(slot, lane, bits);
+            }
+            Ok(())
+        })
     }
 
     /// Emits `cond ≠ 0 ⇒ fault` (a cold path recording it through `qd_fault`).

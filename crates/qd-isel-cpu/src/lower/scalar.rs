@@ -183,8 +183,8 @@ impl Lower<'_, '_> {
             }
             BinOp::Div | BinOp::Rem => {
                 let zero = ins.icmp_imm_s(IntCC::Equal, y, 0);
-                let y64 = self.b.ins().uextend_or_self(y, ct);
-                self.fault_if(zero, helpers::code::DIV_ZERO, inst, lane, y64, 0, on);
+                let unused = self.b.ins().iconst(types::I64, 0);
+                self.fault_if(zero, helpers::code::DIV_ZERO, inst, lane, unused, 0, on);
                 if signed {
                     // INT_MIN / -1 traps in hardware; MIR wraps (quotient INT_MIN, remainder 0).
                     let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
@@ -436,15 +436,8 @@ impl Lower<'_, '_> {
                 let one = self.b.ins().iconst(types::I64, 1);
                 let two = self.b.ins().iconst(types::I64, 2);
                 let eq = self.b.ins().ishl(one, lane);
+                // For lane 63, `2 << 63` is 0, so `le` is all ones.
                 let le_sh = self.b.ins().ishl(two, lane);
-                // `2 << 63` wraps to 0 (Cranelift masks the amount): `le` is then all ones.
-                let le_sh = if w >= 64 {
-                    let is63 = self.b.ins().icmp_imm_s(IntCC::Equal, lane, 63);
-                    let z = self.b.ins().iconst(types::I64, 0);
-                    self.b.ins().select(is63, z, le_sh)
-                } else {
-                    le_sh
-                };
                 let lt = self.b.ins().iadd_imm_s(eq, -1);
                 let le = self.b.ins().iadd_imm_s(le_sh, -1);
                 let r = match k {
@@ -457,20 +450,5 @@ impl Lower<'_, '_> {
                 self.b.ins().band_imm_s(r, all)
             }
         })
-    }
-}
-
-/// `uextend` to `i64` unless the value already is one.
-trait UextendOrSelf {
-    fn uextend_or_self(self, v: ir::Value, t: ir::Type) -> ir::Value;
-}
-
-impl<'f, T: InstBuilder<'f>> UextendOrSelf for T {
-    fn uextend_or_self(self, v: ir::Value, t: ir::Type) -> ir::Value {
-        if t == types::I64 {
-            v
-        } else {
-            self.uextend(types::I64, v)
-        }
     }
 }

@@ -181,7 +181,8 @@ pub struct FaultSite {
 }
 
 impl InterpError {
-    fn new(kernel: &str, message: String) -> InterpError {
+    /// An error of `kernel` with no site (argument and configuration errors).
+    pub fn new(kernel: &str, message: String) -> InterpError {
         InterpError { kernel: kernel.to_string(), message, program: None, launch: None, at: Box::default() }
     }
 }
