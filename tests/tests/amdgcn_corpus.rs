@@ -166,8 +166,13 @@ fn run_kernel(m: &Module, run: &RunLine, t: Target, cache: &mut Cache) -> Outcom
         Err(e) => return Outcome::Failed(e),
     };
     let lanes = t.wave.lanes();
-    let cfg =
-        RunConfig { subgroup_size: lanes, grid: run.grid, block: run.block, step_limit: Some(REFERENCE_STEP_LIMIT) };
+    let cfg = RunConfig {
+        subgroup_size: lanes,
+        grid: run.grid,
+        block: run.block,
+        step_limit: Some(REFERENCE_STEP_LIMIT),
+        declared_width: false,
+    };
     let mut want = args.clone();
     if let Err(e) = interp::run_kernel(f, &cfg, &mut want) {
         return Outcome::InterpreterFaults(e.to_string());
@@ -198,8 +203,13 @@ fn run_program(m: &Module, run: &RunLine, t: Target, cache: &mut Cache) -> Outco
         Err(e) => return Outcome::Failed(e),
     };
     let lanes = t.wave.lanes();
-    let cfg =
-        RunConfig { subgroup_size: lanes, grid: run.grid, block: run.block, step_limit: Some(REFERENCE_STEP_LIMIT) };
+    let cfg = RunConfig {
+        subgroup_size: lanes,
+        grid: run.grid,
+        block: run.block,
+        step_limit: Some(REFERENCE_STEP_LIMIT),
+        declared_width: false,
+    };
     let mut want = args.clone();
     if let Err(e) = interp::run_program(m, p, &cfg, &mut want) {
         return Outcome::InterpreterFaults(e.to_string());

@@ -1,6 +1,6 @@
 //! The whole corpus on the native `cpu` device: every `; run:` line of `filetests/**/*.qdm` and
 //! every interpreter-test kernel (the `.qdm` files `QD_DUMP_KERNELS=DIR cargo test -p qd-mir --lib
-//! interp::` writes; `scripts/test.sh` writes them first) runs on `cpu:4`, `cpu:8`, `cpu:16`,
+//! interp::` writes; `scripts/test.sh` writes them first) runs on `cpu:1` (plain scalar code: every value uniform), `cpu:2`, `cpu:4`, `cpu:8`, `cpu:16`,
 //! `cpu:32` and `cpu:64` — Cranelift native code through the `qd_rt::Device` API — and must match
 //! the interpreter at the same width bit for bit (`qd_tests::crosscheck`, the check the Vulkan and
 //! simulator corpora use). Expected-fault tests must fault on the native code too, with the
@@ -9,7 +9,7 @@
 use qd_rt::Device;
 use std::path::PathBuf;
 
-const WIDTHS: [u32; 5] = [4, 8, 16, 32, 64];
+const WIDTHS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 fn check(files: &[PathBuf], what: &str) {
     let devices: Vec<(String, Device)> = WIDTHS

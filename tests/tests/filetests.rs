@@ -24,8 +24,13 @@ fn verify_all(m: &Module) -> Result<(), String> {
 /// happened.
 fn execute(m: &Module, run: &RunLine) -> Result<Vec<(String, String)>, String> {
     let (names, mut args) = qd_tests::crosscheck::run_args(m, run)?;
-    let cfg =
-        RunConfig { subgroup_size: run.subgroup_size, grid: run.grid, block: run.block, step_limit: Some(50_000_000) };
+    let cfg = RunConfig {
+        subgroup_size: run.subgroup_size,
+        grid: run.grid,
+        block: run.block,
+        step_limit: Some(50_000_000),
+        declared_width: false,
+    };
     let result = if run.program {
         let p = m.program(&run.target).ok_or("no program")?;
         run_program(m, p, &cfg, &mut args)

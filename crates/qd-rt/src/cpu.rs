@@ -75,15 +75,16 @@ pub(crate) fn info(engine: Engine, w: u32) -> DeviceInfo {
     }
 }
 
-/// The native code of `f` at width `w` (from the process-wide cache). A kernel built for another
-/// width is the interpreter's launch error, not a compile error: the same report on both engines.
+/// The width a host device of width `w` runs `f` at: the width the kernel declares
+/// (`subgroup(W)`), else `w`. Both engines offer every width 1..=64, so a kernel built for a
+/// width runs at it — the CPU forms of the qd-lib algorithms are built for width 1.
+pub(crate) fn kernel_width(w: u32, f: &Function) -> u32 {
+    f.launch.subgroup_size.unwrap_or(w)
+}
+
+/// The native code of `f` for a device of width `w` (from the process-wide cache).
 fn compiled(w: u32, f: &Function) -> Result<std::sync::Arc<qd_isel_cpu::CpuKernel>, RtError> {
-    if let Some(sw) = f.launch.subgroup_size.filter(|&sw| sw != w) {
-        let message = format!("the kernel was built for subgroup({sw}) and cannot run at subgroup width {w}");
-        let e = InterpError::new(&f.name, message);
-        return Err(RtError::interp(&e));
-    }
-    qd_isel_cpu::cache::get(f, w).map_err(|e| RtError::compile(&e))
+    qd_isel_cpu::cache::get(f, kernel_width(w, f)).map_err(|e| RtError::compile(&e))
 }
 
 fn run_options(opts: &LaunchOptions) -> RunOptions {
@@ -122,7 +123,7 @@ pub(crate) fn jit_program_limited(
 }
 
 fn config(w: u32, opts: &LaunchOptions) -> RunConfig {
-    RunConfig { subgroup_size: w, grid: opts.grid, block: opts.block, step_limit: None }
+    RunConfig { subgroup_size: w, grid: opts.grid, block: opts.block, step_limit: None, declared_width: true }
 }
 
 /// Runs a kernel.
@@ -153,7 +154,7 @@ pub(crate) fn run_program(
     crate::program::check_args(p, args)?;
     let status = match engine {
         Engine::Interp => {
-            let cfg = RunConfig { subgroup_size: w, ..RunConfig::default() };
+            let cfg = RunConfig { subgroup_size: w, declared_width: true, ..RunConfig::default() };
             interp::run_program_status(m, p, &cfg, args).map_err(|e| RtError::interp(&e))?.1
         }
         Engine::Jit => jit_program_status(w, m, p, args, default_limits())?,
@@ -246,7 +247,7 @@ pub(crate) fn launch(
 ) -> Result<(), RtError> {
     match engine {
         Engine::Interp => {
-            let cfg = RunConfig { subgroup_size: w, grid, block: None, step_limit: None };
+            let cfg = RunConfig { subgroup_size: w, grid, block: None, step_limit: None, declared_width: true };
             with_bound_buffers(bufs, scalars, |args, bind| {
                 interp::run_kernel_shared(f, &cfg, args, bind).map(|_| ()).map_err(|e| RtError::interp(&e))
             })

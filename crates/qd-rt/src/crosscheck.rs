@@ -139,8 +139,17 @@ pub fn compare(names: &[String], reference: &[ArgValue], device: &[ArgValue]) ->
     None
 }
 
-fn reference_config(width: u32, opts: &LaunchOptions) -> RunConfig {
-    RunConfig { subgroup_size: width, grid: opts.grid, block: opts.block, step_limit: Some(REFERENCE_STEP_LIMIT) }
+/// The interpreter's configuration for the reference run on `dev`: its width, and on the host
+/// devices (which run a kernel at the width it declares) the same rule.
+fn reference_config(dev: &Device, opts: &LaunchOptions) -> RunConfig {
+    let info = dev.info();
+    RunConfig {
+        subgroup_size: info.subgroup_width,
+        grid: opts.grid,
+        block: opts.block,
+        step_limit: Some(REFERENCE_STEP_LIMIT),
+        declared_width: matches!(info.kind, DeviceKind::Cpu | DeviceKind::Interp),
+    }
 }
 
 /// A copy of `f` whose `grid(saturating)` is the interpreter's fixed 4 blocks.
@@ -168,7 +177,7 @@ pub fn kernel(dev: &Device, f: &Function, args: &[ArgValue], opts: &LaunchOption
     let device = dev.info().spec();
     let mut reference = args.to_vec();
     let w = dev.info().subgroup_width;
-    if let Err(e) = interp::run_kernel(f, &reference_config(w, opts), &mut reference) {
+    if let Err(e) = interp::run_kernel(f, &reference_config(dev, opts), &mut reference) {
         if dev.info().kind == DeviceKind::Cpu {
             let mut got = args.to_vec();
             let r = crate::cpu::jit_kernel_limited(w, &interp_grid(f), &mut got, opts, fault_limits());
@@ -194,7 +203,7 @@ pub fn program(dev: &Device, m: &Module, p: &Program, args: &[ArgValue]) -> Repo
     let device = dev.info().spec();
     let mut reference = args.to_vec();
     let w = dev.info().subgroup_width;
-    if let Err(e) = interp::run_program(m, p, &reference_config(w, &LaunchOptions::default()), &mut reference) {
+    if let Err(e) = interp::run_program(m, p, &reference_config(dev, &LaunchOptions::default()), &mut reference) {
         if dev.info().kind == DeviceKind::Cpu {
             let mut got = args.to_vec();
             let mut fixed = m.clone();

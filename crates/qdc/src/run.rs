@@ -194,7 +194,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut lane_instructions = None;
     if info.kind == DeviceKind::Interp {
         // The interpreter directly, for its statistics.
-        let cfg = RunConfig { subgroup_size: info.subgroup_width, grid: o.grid, block: o.block, step_limit: None };
+        let cfg = RunConfig {
+            subgroup_size: info.subgroup_width,
+            grid: o.grid,
+            block: o.block,
+            step_limit: None,
+            declared_width: true,
+        };
         let stats = match (&o.kernel, &o.program) {
             (Some(k), _) => module.kernel(k).map(|f| run_kernel(f, &cfg, &mut argv)),
             (_, Some(p)) => module.program(p).map(|prog| run_program(&module, prog, &cfg, &mut argv)),

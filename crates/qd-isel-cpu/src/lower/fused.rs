@@ -56,10 +56,11 @@ impl Lower<'_, '_> {
     /// with a varying result, or an `if` whose arms are fusable.
     pub(super) fn is_lane_local(&self, inst: Inst) -> bool {
         if self.f.insts[inst].opcode.class() == OpClass::If {
-            return self.is_fusable_if(inst);
+            // At width 1 every `if` is a real branch: there is one lane.
+            return self.w > 1 && self.is_fusable_if(inst);
         }
         let res = self.f.inst_results(inst);
-        if res.is_empty() || res.iter().all(|&v| self.uni.is_uniform(v)) {
+        if res.is_empty() || res.iter().all(|&v| self.is_uniform(v)) {
             return false;
         }
         self.lane_class(inst)
@@ -88,7 +89,7 @@ impl Lower<'_, '_> {
     /// unable to fault.
     pub(super) fn is_hoistable(&self, inst: Inst) -> bool {
         let res = self.f.inst_results(inst);
-        if res.is_empty() || !res.iter().all(|&v| self.uni.is_uniform(v)) {
+        if res.is_empty() || !res.iter().all(|&v| self.is_uniform(v)) {
             return false;
         }
         let op = self.f.insts[inst].opcode;

@@ -72,6 +72,10 @@ impl Lower<'_, '_> {
                     let (Imm::Group { op, tile, inclusive }, Some(Type::Scalar(ty))) = (imm, arg_ty(0)) else {
                         return Ok(false);
                     };
+                    // A scan at width 1 (every value uniform there): the host's lane functions.
+                    if c == Collective::Scan && matches!(self.home(r)?, Home::Uniform(_)) {
+                        return Ok(false);
+                    }
                     match (c == Collective::Reduce, ty.is_float()) {
                         (true, true) => self.float_reduce(op, ty, tile, args[0], r)?,
                         (false, true) => self.float_scan(op, ty, tile, inclusive, args[0], r)?,

@@ -211,11 +211,12 @@ pub(crate) fn lower(
     b.def_var(live, live0);
     b.def_var(budget, budget0);
 
-    // Homes: uniform values get a variable, the others a lane array.
+    // Homes: uniform values get a variable, the others a lane array. At width 1 every value is
+    // uniform (one lane): the kernel becomes plain scalar code.
     let mut home: SecondaryMap<Value, Option<Home>> = SecondaryMap::with_capacity(f.values.len());
     let mut slots = 0u32;
     for (v, data) in f.values.iter() {
-        let h = if uni.is_uniform(v) {
+        let h = if w == 1 || uni.is_uniform(v) {
             Home::Uniform(b.declare_var(cl_type(data.ty)))
         } else {
             slots += 1;
@@ -291,6 +292,11 @@ impl Lower<'_, '_> {
             .copied()
             .flatten()
             .ok_or_else(|| CompileError::internal(TARGET, format!("value {v} has no home")))
+    }
+
+    /// Whether `v` lives in a variable: proven uniform, or any value at width 1.
+    fn is_uniform(&self, v: Value) -> bool {
+        self.w == 1 || self.uni.is_uniform(v)
     }
 
     fn ty(&self, v: Value) -> Type {

@@ -131,11 +131,15 @@ pub struct RunConfig {
     pub block: Option<[u32; 3]>,
     /// Fault after this many lane-instructions.
     pub step_limit: Option<u64>,
+    /// Run a kernel that declares its subgroup width (`subgroup(W)`) at that width, with
+    /// `subgroup_size` the width of the kernels that declare none — what a host device that
+    /// offers every width does. When false, a kernel declaring another width is an error.
+    pub declared_width: bool,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { subgroup_size: 32, grid: None, block: None, step_limit: None }
+        RunConfig { subgroup_size: 32, grid: None, block: None, step_limit: None, declared_width: false }
     }
 }
 
@@ -425,7 +429,10 @@ fn launch(
     cnt: &mut Counters,
 ) -> Result<(), InterpError> {
     let err = |m: String| InterpError::new(&f.name, m);
-    let width = cfg.subgroup_size;
+    let width = match (cfg.declared_width, f.launch.subgroup_size) {
+        (true, Some(w)) => w,
+        _ => cfg.subgroup_size,
+    };
     if !width.is_power_of_two() || width > 64 {
         return Err(err(format!("subgroup size must be a power of two from 1 to 64, got {width}")));
     }
