@@ -9,7 +9,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use qd_frontend::ScalarType;
-use qd_lib::algorithms::{Capacity, Options, Strategy, Target};
+use qd_lib::algorithms::{Capacity, DeviceClass, Options, Strategy, Target};
 use qd_mir::interp::Buffer;
 use qd_mir::{Module, Type};
 use qd_rt::{Device, DeviceArg, DeviceBuffer};
@@ -92,7 +92,11 @@ fn algorithms(c: &mut Criterion) {
     let cap = Capacity::new(n).expect("capacity");
     for dev in devices() {
         let info = dev.info().clone();
-        let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
+        let target = Target {
+            subgroup_width: info.subgroup_width,
+            forward_progress: info.forward_progress,
+            class: DeviceClass::of_host(info.is_host()),
+        };
         // Auto everywhere; where Auto picks a single pass (forward progress), the multi-launch
         // form of the scan and the keys-only sort beside it.
         let strategies = |algo: Algo, values: Option<ScalarType>| -> &'static [Strategy] {

@@ -16,7 +16,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use qd_benches::{bench_kernel_args, build_kernel, build_verified_kernel, splitmix64};
 use qd_frontend::{FunctionBuilderContext, ScalarType};
-use qd_lib::algorithms::{Capacity, Options, Target};
+use qd_lib::algorithms::{Capacity, DeviceClass, Options, Target};
 use qd_mir::interp::{run_kernel, Buffer, RunConfig};
 use qd_mir::Type;
 use qd_rt::{Device, DeviceArg, DeviceBuffer};
@@ -84,7 +84,11 @@ fn program(
     data: &[u32],
 ) -> (qd_mir::Module, Vec<(DeviceBuffer, Buffer)>) {
     let info = dev.info();
-    let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
+    let target = Target {
+        subgroup_width: info.subgroup_width,
+        forward_progress: info.forward_progress,
+        class: DeviceClass::of_host(info.is_host()),
+    };
     let cap = Capacity::new(n).expect("capacity");
     let spec = AlgoSpec { algo, dtype, values, cap, end_bit: None, opts: Options::new(target) };
     let m = build(&spec).expect("builds");

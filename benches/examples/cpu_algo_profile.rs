@@ -2,7 +2,7 @@
 //! `cargo run --release -p qd-benches --example cpu_algo_profile -- reduce-add|exclusive-scan-add|sort [N] [RUNS] [WIDTH]`.
 
 use qd_frontend::ScalarType;
-use qd_lib::algorithms::{Capacity, Options, Target};
+use qd_lib::algorithms::{Capacity, DeviceClass, Options, Target};
 use qd_mir::interp::Buffer;
 use qd_mir::Type;
 use qd_rt::{Device, DeviceArg};
@@ -15,7 +15,7 @@ fn main() {
     let runs: u32 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
     let w: u32 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(32);
     let dev = Device::cpu_with_width(w).expect("cpu");
-    let target = Target { subgroup_width: w, forward_progress: true };
+    let target = Target { subgroup_width: w, forward_progress: true, class: DeviceClass::Gpu };
     let spec = AlgoSpec {
         algo,
         dtype: ScalarType::U32,

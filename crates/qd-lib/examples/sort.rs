@@ -6,7 +6,7 @@
 //! `cargo run -p qd-lib --example sort [N]` (N defaults to 10 000).
 
 use qd_frontend::{ProgramBuilder, ScalarType};
-use qd_lib::algorithms::{sort, sort_scratch_slots, Capacity, Options, Target};
+use qd_lib::algorithms::{sort, sort_scratch_slots, Capacity, DeviceClass, Options, Target};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_rt::Device;
 
@@ -14,7 +14,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max_n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let dev = Device::cpu();
     let info = dev.info();
-    let opts = Options::new(Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress });
+    let opts = Options::new(Target {
+        subgroup_width: info.subgroup_width,
+        forward_progress: info.forward_progress,
+        class: DeviceClass::of_host(info.is_host()),
+    });
     let cap = Capacity::new(max_n as u64)?;
 
     // The program: keys, tmp_keys, values, tmp_values, scratch, n.

@@ -117,6 +117,15 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// True for the host devices (`cpu`, `interp`): they run on the CPU and run a kernel at the
+    /// subgroup width it declares.
+    pub fn is_host(&self) -> bool {
+        match self.kind {
+            DeviceKind::Cpu | DeviceKind::Interp => true,
+            DeviceKind::Cuda | DeviceKind::Vulkan | DeviceKind::Hsa | DeviceKind::Sim => false,
+        }
+    }
+
     /// The spec that opens this device again (`cpu:16`, `cuda:0`, `vulkan:0`, `hsa:0`,
     /// `sim-gfx942`).
     pub fn spec(&self) -> String {

@@ -8,7 +8,7 @@
 //! hold the lengths every buffer needs for the capacity, which this command also prints.
 
 use qd_frontend::{BuildError, ProgramArg, ProgramBuilder, ScalarType};
-use qd_lib::algorithms::{self as alg, Capacity, Elems, Options, Strategy, Target};
+use qd_lib::algorithms::{self as alg, Capacity, DeviceClass, Elems, Options, Strategy, Target};
 use qd_mir::Module;
 
 /// The algorithms `qdc algo` knows, with their names on the command line.
@@ -201,6 +201,7 @@ pub fn algo(args: &[String]) -> Result<(), String> {
         .ok_or_else(|| format!("qdc algo: unknown algorithm '{name}' (want one of {})", Algo::NAMES.join(", ")))?;
     let (mut t, mut values, mut max_n, mut log256, mut end_bit) = (ScalarType::U32, None, 1_000_000u64, None, None);
     let (mut width, mut fwd, mut strategy, mut out, mut device) = (32u32, false, Strategy::Auto, None, None);
+    let mut class = DeviceClass::Gpu;
     while let Some(a) = it.next() {
         match a.as_str() {
             "--dtype" | "--keys" => t = dtype(value(&mut it, a)?)?,
@@ -210,13 +211,19 @@ pub fn algo(args: &[String]) -> Result<(), String> {
             "--end-bit" => end_bit = Some(number(value(&mut it, a)?, a)? as u32),
             "--subgroup-size" => width = number(value(&mut it, a)?, a)? as u32,
             "--forward-progress" => fwd = true,
+            "--cpu" => class = DeviceClass::Cpu,
             "--device" => device = Some(value(&mut it, a)?.clone()),
             "--strategy" => {
                 strategy = match value(&mut it, a)?.as_str() {
                     "auto" => Strategy::Auto,
                     "multi-launch" => Strategy::MultiLaunch,
                     "single-pass" => Strategy::SinglePass,
-                    s => return Err(format!("qdc algo: --strategy wants auto|multi-launch|single-pass, got '{s}'")),
+                    "chunked" => Strategy::Chunked,
+                    s => {
+                        return Err(format!(
+                            "qdc algo: --strategy wants auto|multi-launch|single-pass|chunked, got '{s}'"
+                        ))
+                    }
                 }
             }
             "-o" => out = Some(value(&mut it, a)?.clone()),
@@ -226,9 +233,13 @@ pub fn algo(args: &[String]) -> Result<(), String> {
     let target = match device {
         Some(spec) => {
             let d = qd_rt::Device::open(&spec).map_err(|e| format!("error: {e}"))?;
-            Target { subgroup_width: d.info().subgroup_width, forward_progress: d.info().forward_progress }
+            Target {
+                subgroup_width: d.info().subgroup_width,
+                forward_progress: d.info().forward_progress,
+                class: DeviceClass::of_host(d.info().is_host()),
+            }
         }
-        None => Target { subgroup_width: width, forward_progress: fwd },
+        None => Target { subgroup_width: width, forward_progress: fwd, class },
     };
     let cap = match log256 {
         Some(d) => Capacity::with_log256(max_n, d),

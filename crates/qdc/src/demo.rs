@@ -136,9 +136,13 @@ const SORT_N: u64 = 1_000_000;
 /// and run once to compile its kernels; the second run, with fresh keys written to the resident
 /// buffers, is the one timed.
 fn sort_demo(dev: &Device, n: u64) -> Result<(), String> {
-    use qd_lib::algorithms::{sort_scratch_slots, Capacity, Options, Target};
+    use qd_lib::algorithms::{sort_scratch_slots, Capacity, DeviceClass, Options, Target};
     let info = dev.info();
-    let target = Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress };
+    let target = Target {
+        subgroup_width: info.subgroup_width,
+        forward_progress: info.forward_progress,
+        class: DeviceClass::of_host(info.is_host()),
+    };
     let cap = Capacity::new(n).map_err(|e| format!("error: {}", e.message))?;
     let spec = qdc::algo::AlgoSpec {
         algo: qdc::algo::Algo::Sort,

@@ -75,7 +75,7 @@ USAGE:
   qdc demo [--subgroup-size S | --device D] [--sort-n N]
   qdc algo ALGORITHM [--dtype T] [--values T] [--max-n N] [--log256 D] [--end-bit B]
           [--device D | --subgroup-size W [--forward-progress]]
-          [--strategy auto|multi-launch|single-pass] [-o OUT.qdm]
+          [--cpu] [--strategy auto|multi-launch|single-pass|chunked] [-o OUT.qdm]
   qdc asm FILE.s --target T [-o OUT.co] [--kernel NAME] [--lds BYTES] [--kernarg-size BYTES]
           [--workgroup-size N]
   qdc disasm FILE.co [--kernel NAME] [--no-descriptor] [--mc-syntax] [--strict]

@@ -85,10 +85,22 @@ pub(crate) fn phase_kernel<'c>(
     name: &str,
     opts: &Options,
 ) -> Result<(KernelBuilder<'c>, PhaseParams), BuildError> {
-    let mut k = KernelBuilder::new(ctx, name);
-    k.set_block_dim(BLOCK_DIM)?;
-    k.set_subgroup_size(opts.target.subgroup_width)?;
+    let (mut k, p) = shaped_phase_kernel(ctx, name, BLOCK_DIM, opts.target.subgroup_width)?;
     k.grid_saturating();
+    Ok((k, p))
+}
+
+/// Starts a phase kernel of `block` threads at subgroup width `width` with the four parameters
+/// [`Call::args`] passes (the grid is the caller's to set).
+pub(crate) fn shaped_phase_kernel<'c>(
+    ctx: &'c mut FunctionBuilderContext,
+    name: &str,
+    block: u32,
+    width: u32,
+) -> Result<(KernelBuilder<'c>, PhaseParams), BuildError> {
+    let mut k = KernelBuilder::new(ctx, name);
+    k.set_block_dim(block)?;
+    k.set_subgroup_size(width)?;
     let n = k.buffer("n", ScalarType::I32);
     let max_n = k.scalar("max_n", ScalarType::I32);
     let status = k.buffer("status", ScalarType::U32);
@@ -160,6 +172,11 @@ pub(crate) fn single_pass(loc: Loc, algo: &str, opts: &Options, fits: bool, need
             format!("{algo}: Strategy::SinglePass does not fit the scratch for this capacity ({need})"),
         )),
         Strategy::SinglePass => Ok(true),
+        Strategy::Chunked => Err(err(
+            loc,
+            ErrorKind::Config,
+            format!("{algo}: Strategy::Chunked is offered by reduce, exclusive scan and sort only"),
+        )),
     }
 }
 
@@ -194,7 +211,7 @@ pub(crate) fn buffer_elem(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Capacity, Options, Target};
+    use super::super::{Capacity, DeviceClass, Options, Target};
     use super::*;
     use qd_mir::verify::verify_module;
 
@@ -202,7 +219,7 @@ mod tests {
     /// live count loaded from memory is uniform enough for barriers inside the loop.
     #[test]
     fn prologue_and_tile_loop_verify() -> Result<(), BuildError> {
-        let opts = Options::new(Target { subgroup_width: 32, forward_progress: false });
+        let opts = Options::new(Target { subgroup_width: 32, forward_progress: false, class: DeviceClass::Gpu });
         let mut pb = ProgramBuilder::new("p");
         let arr = pb.buffer("arr", ScalarType::U32);
         let n = pb.buffer("n", ScalarType::I32);

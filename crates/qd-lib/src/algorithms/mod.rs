@@ -21,6 +21,7 @@
 //! runnable example per algorithm: `docs/algorithms.md`.
 
 mod args;
+pub mod chunked;
 mod common;
 mod lookback;
 mod slots;
@@ -66,16 +67,43 @@ pub const RADIX_BITS: u32 = 8;
 /// The largest `log256_max_n` (Quadrants' `_validate_log256_max_n`).
 pub const MAX_LOG256: u32 = 4;
 
-/// What the kernels are built for: the device's subgroup width (every phase kernel is built with
-/// [`KernelBuilder::set_subgroup_size`](qd_frontend::KernelBuilder::set_subgroup_size) at this
-/// width, so a device of another width refuses the program) and whether blocks of one launch
-/// can wait on blocks that started earlier (`qd_rt::DeviceInfo::forward_progress`).
+/// What the kernels are built for: the device's subgroup width (every GPU-form phase kernel is
+/// built with [`KernelBuilder::set_subgroup_size`](qd_frontend::KernelBuilder::set_subgroup_size)
+/// at this width, so a device of another width refuses the program), whether blocks of one launch
+/// can wait on blocks that started earlier (`qd_rt::DeviceInfo::forward_progress`), and the kind
+/// of machine, which picks the shapes [`Strategy::Auto`] builds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Target {
     /// The subgroup width (a power of two that divides [`BLOCK_DIM`]).
     pub subgroup_width: u32,
     /// True when single-pass strategies may be used.
     pub forward_progress: bool,
+    /// A GPU or a host CPU (`qd_rt::DeviceInfo::is_host`).
+    pub class: DeviceClass,
+}
+
+/// The kind of machine a program is built for: what [`Strategy::Auto`] tunes its shapes to, as
+/// CUB tunes per architecture.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum DeviceClass {
+    /// A GPU (or its simulator): 256-thread blocks, cross-lane ranks, many blocks in flight.
+    #[default]
+    Gpu,
+    /// A host CPU (the `cpu` and `interp` devices, which run a kernel at the width it declares):
+    /// [`Strategy::Chunked`] forms where they give the GPU forms' exact results.
+    Cpu,
+}
+
+impl DeviceClass {
+    /// [`DeviceClass::Cpu`] for a host device (`qd_rt::DeviceInfo::is_host`), else
+    /// [`DeviceClass::Gpu`].
+    pub fn of_host(host: bool) -> DeviceClass {
+        if host {
+            DeviceClass::Cpu
+        } else {
+            DeviceClass::Gpu
+        }
+    }
 }
 
 /// Which form of an algorithm to build.
@@ -90,6 +118,11 @@ pub enum Strategy {
     /// The single-pass form (decoupled look-back scan, onesweep sort): an error on a target
     /// without forward progress, or when its state does not fit the scratch.
     SinglePass,
+    /// The CPU form: [`CHUNKS`](chunked::CHUNKS) one-thread blocks at subgroup width 1, each a
+    /// serial loop over one contiguous chunk of the data (reduce, scan and sort; see
+    /// `docs/algorithms.md`). An error on a [`DeviceClass::Gpu`] target (a GPU would run one
+    /// lane of 64), and for float reduce and scan (their sums would round in chunk order).
+    Chunked,
 }
 
 /// How to build: the target and the strategy.

@@ -7,6 +7,9 @@
 //! the last phase is one block reducing the ≤ 256 remaining values into `out[0]`. The float add
 //! order is that block tree (subgroup reduction, then the subgroup partials left to right).
 //!
+//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets for integers): see
+//! [`super::chunked`], 2 launches.
+//!
 //! Single-pass (targets with forward progress; integers and float min/max under
 //! [`Strategy::Auto`], any dtype when forced): the decoupled look-back pass of
 //! [`super::lookback`] without outputs; the last tile's inclusive prefix is `out[0]`. Its
@@ -16,6 +19,7 @@
 //! that depends on timing.
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
+use super::chunked;
 use super::common::{single_pass, Call};
 use super::lookback;
 use super::staircase::{reduce_phase, Io, Len, ScanOp, Span};
@@ -50,6 +54,9 @@ fn reduce_impl(
     need_len(pb, loc, scratch, slots, &format!("reduce_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
+    if chunked::pick(loc, &algo, opts, ty.is_int(), "float reductions keep the GPU forms' block-tree order")? {
+        return chunked::reduce(pb, &call, sop, arr, out, scratch).map_err(at(loc));
+    }
     // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
     let order_free = ty.is_int() || op != GroupOp::Add;
     let fits = lookback::fits(cap, 0, slots) && (order_free || opts.strategy == Strategy::SinglePass);
@@ -88,7 +95,7 @@ macro_rules! reduce_fn {
         /// one-element i32 buffer holding the live count. The program checks the lengths, that
         /// `out` and `scratch` are not bound to another buffer of the call, and (status bit)
         /// that `0 <= n <= max_n` — else nothing is written. Launches: `D` (multi-launch) or 2
-        /// (single-pass).
+        /// (single-pass, chunked).
         #[track_caller]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(

@@ -6,12 +6,16 @@
 //! [`super::staircase`], `D - 2` levels), and the downsweep combines each block's prefix with its
 //! block scan into `out`.
 //!
+//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets for integers): see
+//! [`super::chunked`], 3 launches.
+//!
 //! Single-pass (targets with forward progress; integers and float min/max under
 //! [`Strategy::Auto`], any dtype when forced): the decoupled look-back scan of
 //! [`super::lookback`], 2 launches. `Auto` keeps float add multi-launch (the look-back's
 //! summation order depends on timing).
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_type};
+use super::chunked;
 use super::common::{single_pass, Call};
 use super::lookback;
 use super::staircase::{emit_scan, Io, Len, ScanOp, Span};
@@ -44,6 +48,9 @@ fn scan_impl(
     need_len(pb, loc, scratch, slots, &format!("exclusive_scan_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
+    if chunked::pick(loc, &algo, opts, ty.is_int(), "float scans keep the GPU forms' block-tree order")? {
+        return chunked::exclusive_scan(pb, &call, sop, arr, out, scratch).map_err(at(loc));
+    }
     // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
     let order_free = ty.is_int() || op != GroupOp::Add;
     let fits = lookback::fits(cap, 0, slots) && (order_free || opts.strategy == Strategy::SinglePass);
@@ -74,7 +81,7 @@ macro_rules! scan_fn {
         /// elements; `n`: a one-element i32 buffer holding the live count. The program checks
         /// the lengths, that `out` and `scratch` are not bound to another buffer of the call, and
         /// (status bit) that `0 <= n <= max_n` — else nothing is written. `out[n..]` is left as
-        /// it was. Launches: `2D - 1` (multi-launch) or 2 (single-pass).
+        /// it was. Launches: `2D - 1` (multi-launch), 2 (single-pass) or 3 (chunked).
         #[track_caller]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(

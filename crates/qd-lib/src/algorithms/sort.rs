@@ -2,7 +2,7 @@
 //! stable ascending LSB radix sort of `keys` (and `values`) in place, 8 bits per pass.
 //!
 //! This module checks the arguments, adds the program checks, picks the strategy and lays out
-//! the passes; the phases live in [`super::sort_multi`] (Quadrants' multi-launch form, every
+//! the passes; the phases live in [`super::chunked`] (the CPU form), [`super::sort_multi`] (Quadrants' multi-launch form, every
 //! target), [`super::sort_onesweep`] (single pass per digit with decoupled look-back, targets
 //! with forward progress), [`super::sort_keys`] (dtypes, twiddle, moves, the copy phase) and
 //! [`super::sort_rank`] (the block rank).
@@ -10,7 +10,7 @@
 use super::args::{dtype_in, need_data, need_distinct, need_len};
 use super::common::{single_pass, Call};
 use super::sort_keys::{copy_phase, Dir, KeyType, Payload, KEY_TYPES};
-use super::{sort_multi, sort_onesweep, sort_rank, sort_scratch_slots, Capacity, Options, RADIX_BITS};
+use super::{chunked, sort_multi, sort_onesweep, sort_rank, sort_scratch_slots, Capacity, Options, RADIX_BITS};
 use crate::common::{at, err, Loc};
 use qd_frontend::{BuildError, ErrorKind, ProgramArg, ProgramBuilder, ScalarType};
 use std::panic::Location;
@@ -60,7 +60,8 @@ const VALUE_TYPES: &[ScalarType] = &[
 /// take.
 ///
 /// Strategies and launches (`P = end_bit / 8`, `+1` for the copy phase when `P` is odd):
-/// multi-launch `P * (2D + 1)`; onesweep `3 + P`. See `docs/algorithms.md` (§4 strategies, §6 order).
+/// multi-launch `P * (2D + 1)`; onesweep `3 + P`; chunked (the CPU form, `Auto` on CPU targets)
+/// `3P`. See `docs/algorithms.md` (§4 strategies, §6 order).
 #[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub fn sort(
@@ -132,8 +133,10 @@ fn sort_impl(
 
     let passes = end_bit / RADIX_BITS;
     let payload = Payload { kt, values: velem };
+    // Capacity 0 has no histogram room in the scratch (its formula gives 1 slot).
+    let chunk = chunked::pick(loc, algo, opts, cap.max_n() > 0, "a capacity of 0 keeps the GPU forms")?;
     let fit = sort_onesweep::fits(cap, passes);
-    let single = single_pass(loc, algo, opts, fit.ok, &fit.need)?;
+    let single = !chunk && single_pass(loc, algo, opts, fit.ok, &fit.need)?;
     // Pass p reads keys (even p) or tmp_keys (odd p) and writes the other.
     let dirs: Vec<Dir> = (0..passes)
         .map(|p| {
@@ -144,7 +147,9 @@ fn sort_impl(
         })
         .collect();
     (|| {
-        if single {
+        if chunk {
+            chunked::sort(pb, &call, payload, &dirs, scratch)?;
+        } else if single {
             sort_onesweep::emit(pb, opts, &call, payload, &dirs, scratch)?;
         } else {
             sort_multi::emit(pb, opts, &call, payload, &dirs, scratch)?;
@@ -160,7 +165,7 @@ fn sort_impl(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Strategy, Target};
+    use super::super::{DeviceClass, Strategy, Target};
     use super::*;
     use qd_mir::interp::{ArgValue, Buffer};
     use qd_mir::verify::verify_module;
@@ -173,7 +178,8 @@ mod tests {
         vt: Option<ScalarType>,
         max_n: u64,
     ) -> Result<Module, BuildError> {
-        let opts = Options::new(Target { subgroup_width: w, forward_progress: true }).with_strategy(strategy);
+        let opts = Options::new(Target { subgroup_width: w, forward_progress: true, class: DeviceClass::Gpu })
+            .with_strategy(strategy);
         let mut pb = ProgramBuilder::new("s");
         let keys = pb.buffer("keys", kt);
         let tmp = pb.buffer("tmp", kt);

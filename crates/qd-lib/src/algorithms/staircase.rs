@@ -172,9 +172,14 @@ pub(crate) fn rebits(k: &mut KernelBuilder<'_>, v: Val, to: ScalarType) -> Resul
 /// width; collectives stay as they are for each back end to lower): the prologue's span
 /// arithmetic shrinks to what the kernel uses, which every device runs per thread.
 pub(crate) fn finish_phase(k: KernelBuilder<'_>, opts: &Options) -> Result<qd_mir::Function, BuildError> {
+    finish_phase_at(k, opts.target.subgroup_width)
+}
+
+/// [`finish_phase`] for a kernel built at subgroup width `width`.
+pub(crate) fn finish_phase_at(k: KernelBuilder<'_>, width: u32) -> Result<qd_mir::Function, BuildError> {
     use qd_mir::passes::{Pass, PassOptions};
     let mut f = k.finish()?;
-    let po = PassOptions::with_width(opts.target.subgroup_width);
+    let po = PassOptions::with_width(width);
     // `finish` verified the kernel; the passes keep it valid (qd-mir's own tests check them),
     // so they run without the per-pass verification `run_pipeline` adds in debug builds.
     for pass in [Pass::Fold, Pass::Cse, Pass::Dce] {
@@ -553,9 +558,9 @@ mod tests {
     /// at offset 0 with `D - 1` levels, on the interpreter, at several live counts of one module.
     #[test]
     fn inplace_hist_scan_on_cpu() -> Result<(), BuildError> {
-        use super::super::{Capacity, Target};
+        use super::super::{Capacity, DeviceClass, Target};
         use qd_mir::interp::{ArgValue, Buffer};
-        let opts = Options::new(Target { subgroup_width: 8, forward_progress: true });
+        let opts = Options::new(Target { subgroup_width: 8, forward_progress: true, class: DeviceClass::Gpu });
         let cap = Capacity::new(70_000)?;
         let mut pb = ProgramBuilder::new("hist_scan");
         let scratch = pb.buffer("scratch", ScalarType::U32);

@@ -8,7 +8,7 @@ use qd_frontend::{BuildError, ProgramBuilder, ScalarType};
 use qd_mir::Module;
 
 fn target(fp: bool) -> Target {
-    Target { subgroup_width: 32, forward_progress: fp }
+    Target { subgroup_width: 32, forward_progress: fp, class: DeviceClass::Gpu }
 }
 
 /// Builds one call of each algorithm (u32 data) and returns the modules.

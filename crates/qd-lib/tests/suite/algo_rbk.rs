@@ -289,7 +289,11 @@ fn out_of_range(dev: &Device) -> Outcome {
 }
 
 fn build_errors() -> Outcome {
-    let o = Options::new(algorithms::Target { subgroup_width: 64, forward_progress: false });
+    let o = Options::new(algorithms::Target {
+        subgroup_width: 64,
+        forward_progress: false,
+        class: algorithms::DeviceClass::Gpu,
+    });
     let cap = Capacity::new(100).map_err(|e| e.to_string())?;
     let mut pb = ProgramBuilder::new("e");
     let k = pb.buffer("k", ScalarType::F32);
@@ -321,8 +325,12 @@ fn build_errors() -> Outcome {
     let r = algorithms::reduce_by_key_add(&mut pb, &fs, k, v, ko, vo, num, s, n, cap);
     expect_build_error(r, line, "forward progress")?;
     // forward progress but a capacity whose scratch has no room for the look-back state
-    let fp = Options::new(algorithms::Target { subgroup_width: 64, forward_progress: true })
-        .with_strategy(Strategy::SinglePass);
+    let fp = Options::new(algorithms::Target {
+        subgroup_width: 64,
+        forward_progress: true,
+        class: algorithms::DeviceClass::Gpu,
+    })
+    .with_strategy(Strategy::SinglePass);
     let line = line!() + 1;
     let r = algorithms::reduce_by_key_add(&mut pb, &fp, k, v, ko, vo, num, s, n, cap);
     expect_build_error(r, line, "does not fit the scratch")?;

@@ -5,8 +5,8 @@
 //! (short scratch, live count out of range, build errors at the caller's line).
 
 use crate::algo_ref::{
-    build_prog, expect_build_error, expect_check, expect_status, input, opts, reduce_tree, run_prog, run_raw,
-    small_runs, strategies, ty, Input,
+    build_prog, chunked_on, expect_build_error, expect_check, expect_status, input, opts, reduce_tree, run_prog,
+    run_raw, small_runs, strategies, ty, Input,
 };
 use crate::elem::Elem;
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -63,6 +63,7 @@ pub fn register(s: &mut Suite) {
     s.case("algo::reduce/errors/short_scratch", short_scratch);
     s.case("algo::reduce/errors/live_count_out_of_range", out_of_range);
     s.case("algo::reduce/errors/build", |_| build_errors());
+    s.case("algo::chunked/errors/build", |_| chunked_errors());
 }
 
 /// Builds `reduce_<op>` over buffers `arr`, `out`, `scratch`, `n` for `cap`.
@@ -108,6 +109,14 @@ fn small<T: Elem>(dev: &Device, op: GroupOp, salt: usize, full: bool, deep: bool
     ];
     if deep {
         plans.push((Strategy::MultiLaunch, cap(257, Some(3))?, vec![(1, Input::Random), (257, Input::Reversed)]));
+    }
+    if chunked_on(dev) && T::is_int() {
+        // the CPU form: depth 1 and 2, and 64 chunks with live counts around the chunk size
+        plans.push((Strategy::Chunked, cap(257, None)?, small_runs(salt, full, 257)));
+        plans.push((Strategy::Chunked, cap(256, None)?, vec![(0, Input::Random), (256, Input::Specials)]));
+        let runs = [(1, Input::Random), (63, Input::Sorted), (64, Input::Specials), (65, Input::Reversed)];
+        let more = [(8191, Input::FewDistinct), (16_384, Input::Random), (20_000, Input::AllEqual)];
+        plans.push((Strategy::Chunked, cap(20_000, None)?, runs.into_iter().chain(more).collect()));
     }
     if dev.info().forward_progress {
         let runs = vec![(0, Input::Random), (257, Input::Specials)];
@@ -161,6 +170,10 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
         true => Some(program::<T>(dev, op, &opts(dev, Strategy::SinglePass), cap)?),
         false => None,
     };
+    let chunked = match chunked_on(dev) && T::is_int() {
+        true => Some(program::<T>(dev, op, &opts(dev, Strategy::Chunked), cap)?),
+        false => None,
+    };
     for &(n, shape) in runs {
         let xs: Vec<T> = input(shape, n, 99);
         let a = run_one(dev, &multi, &xs, cap)?;
@@ -168,6 +181,12 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
             let b = run_one(dev, single, &xs, cap)?;
             if a.to_bits() != b.to_bits() {
                 return Err(format!("n={n}: multi-launch {a:?}, single-pass {b:?}"));
+            }
+        }
+        if let Some(chunked) = &chunked {
+            let c = run_one(dev, chunked, &xs, cap)?;
+            if a.to_bits() != c.to_bits() {
+                return Err(format!("n={n}: multi-launch {a:?}, chunked {c:?}"));
             }
         }
         check(&format!("n={n}"), &[a], &[reduce_tree(op, &xs, cap.log256())])?;
@@ -271,7 +290,11 @@ fn out_of_range(dev: &Device) -> Outcome {
 }
 
 fn build_errors() -> Outcome {
-    let o = Options::new(algorithms::Target { subgroup_width: 32, forward_progress: false });
+    let o = Options::new(algorithms::Target {
+        subgroup_width: 32,
+        forward_progress: false,
+        class: algorithms::DeviceClass::Gpu,
+    });
     let cap = Capacity::new(100).map_err(|e| e.to_string())?;
     let mut pb = ProgramBuilder::new("e");
     let b = pb.buffer("b", ScalarType::Bool);
@@ -313,4 +336,37 @@ fn build_errors() -> Outcome {
     let r = algorithms::reduce_add(&mut pb, &fs, f, f2, u, n, cap);
     expect_build_error(r, line, "forward progress")?;
     Ok(())
+}
+
+/// [`Strategy::Chunked`] forced where it is not offered: a GPU target, float reduce and scan,
+/// and the algorithms without a chunked form — each a build error at the caller's line.
+fn chunked_errors() -> Outcome {
+    let target = |class| algorithms::Target { subgroup_width: 32, forward_progress: true, class };
+    let gpu = Options::new(target(algorithms::DeviceClass::Gpu)).with_strategy(Strategy::Chunked);
+    let cpu = Options::new(target(algorithms::DeviceClass::Cpu)).with_strategy(Strategy::Chunked);
+    let cap = Capacity::new(1000).map_err(|e| e.to_string())?;
+    let mut pb = ProgramBuilder::new("e");
+    let u = pb.buffer("u", ScalarType::U32);
+    let u2 = pb.buffer("u2", ScalarType::U32);
+    let us = pb.buffer("us", ScalarType::U32);
+    let f = pb.buffer("f", ScalarType::F32);
+    let f2 = pb.buffer("f2", ScalarType::F32);
+    let n = pb.buffer("n", ScalarType::I32);
+    let line = line!() + 1;
+    let r = algorithms::reduce_add(&mut pb, &gpu, u, u2, us, n, cap);
+    expect_build_error(r, line, "Strategy::Chunked is the CPU form")?;
+    let line = line!() + 1;
+    let r = algorithms::reduce_min(&mut pb, &cpu, f, f2, us, n, cap);
+    expect_build_error(r, line, "float reductions keep the GPU forms' block-tree order")?;
+    let line = line!() + 1;
+    let r = algorithms::exclusive_scan_add(&mut pb, &cpu, f, f2, us, n, cap);
+    expect_build_error(r, line, "float scans keep the GPU forms' block-tree order")?;
+    let (ko, vo, runs) =
+        (pb.buffer("ko", ScalarType::U32), pb.buffer("vo", ScalarType::U32), pb.buffer("r", ScalarType::I32));
+    let line = line!() + 1;
+    let r = algorithms::reduce_by_key_add(&mut pb, &cpu, u, u2, ko, vo, runs, us, n, cap);
+    expect_build_error(r, line, "offered by reduce, exclusive scan and sort only")?;
+    // and where it is offered, it builds: u32 reduce on a CPU target
+    let o = pb.buffer("o", ScalarType::U32);
+    algorithms::reduce_add(&mut pb, &cpu, u, o, us, n, cap).map_err(|e| e.to_string())
 }

@@ -12,7 +12,7 @@
 
 use crate::elem::{mix, Elem};
 use qd_frontend::{BuildError, ProgramBuilder};
-use qd_lib::algorithms::{Options, Strategy, Target};
+use qd_lib::algorithms::{DeviceClass, Options, Strategy, Target};
 use qd_mir::interp::ArgValue;
 use qd_mir::{GroupOp, Module, ProgramCheck};
 use qd_rt::{Device, DeviceArg, RtError, RtErrorKind};
@@ -22,7 +22,14 @@ use std::sync::Mutex;
 /// The options for `dev` with `strategy`.
 pub fn opts(dev: &Device, strategy: Strategy) -> Options {
     let i = dev.info();
-    Options { target: Target { subgroup_width: i.subgroup_width, forward_progress: i.forward_progress }, strategy }
+    Options {
+        target: Target {
+            subgroup_width: i.subgroup_width,
+            forward_progress: i.forward_progress,
+            class: DeviceClass::of_host(i.is_host()),
+        },
+        strategy,
+    }
 }
 
 /// The strategies a case runs on `dev`: multi-launch always, single-pass where the device has
@@ -33,6 +40,12 @@ pub fn strategies(dev: &Device) -> Vec<Strategy> {
     } else {
         vec![Strategy::MultiLaunch]
     }
+}
+
+/// Whether `dev` offers the chunked CPU forms (the host devices): cases add
+/// [`Strategy::Chunked`] there for the dtypes it takes.
+pub fn chunked_on(dev: &Device) -> bool {
+    dev.info().is_host()
 }
 
 /// Builds a one-program module; a build error becomes a failure message.

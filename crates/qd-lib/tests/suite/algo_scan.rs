@@ -5,8 +5,8 @@
 //! on CUDA only, and the error paths.
 
 use crate::algo_ref::{
-    build_prog, exclusive_ref, expect_aliased, expect_build_error, expect_check, expect_status, input, opts, run_prog,
-    run_raw, small_runs, strategies, ty, Input,
+    build_prog, chunked_on, exclusive_ref, expect_aliased, expect_build_error, expect_check, expect_status, input,
+    opts, run_prog, run_raw, small_runs, strategies, ty, Input,
 };
 use crate::elem::Elem;
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -122,6 +122,14 @@ fn small<T: Elem>(dev: &Device, op: GroupOp, salt: usize, full: bool, deep: bool
     if deep {
         plans.push((Strategy::MultiLaunch, cap(257, Some(3))?, vec![(1, Input::Random), (257, Input::Reversed)]));
     }
+    if chunked_on(dev) && T::is_int() {
+        // the CPU form: depth 1 and 2, and 64 chunks with live counts around the chunk size
+        plans.push((Strategy::Chunked, cap(257, None)?, small_runs(salt, full, 257)));
+        plans.push((Strategy::Chunked, cap(256, None)?, vec![(0, Input::Random), (256, Input::Specials)]));
+        let runs = [(1, Input::Random), (63, Input::Sorted), (64, Input::Specials), (65, Input::Reversed)];
+        let more = [(8191, Input::FewDistinct), (16_384, Input::Random), (20_000, Input::AllEqual)];
+        plans.push((Strategy::Chunked, cap(20_000, None)?, runs.into_iter().chain(more).collect()));
+    }
     if dev.info().forward_progress {
         let runs = vec![(2, Input::FewDistinct), (257, Input::Specials)];
         plans.push((Strategy::SinglePass, cap(257, None)?, runs));
@@ -167,6 +175,10 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
         true => Some(program::<T>(dev, op, &opts(dev, Strategy::SinglePass), cap)?),
         false => None,
     };
+    let chunked = match chunked_on(dev) && T::is_int() {
+        true => Some(program::<T>(dev, op, &opts(dev, Strategy::Chunked), cap)?),
+        false => None,
+    };
     for &(n, shape) in runs {
         let xs: Vec<T> = input(shape, n, 42);
         let a = run_one(dev, &multi, &xs, cap)?;
@@ -174,6 +186,12 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
             let b = run_one(dev, single, &xs, cap)?;
             if let Some(i) = (0..a.len()).find(|&i| a[i].to_bits() != b[i].to_bits()) {
                 return Err(format!("n={n}: [{i}] multi-launch {:?}, single-pass {:?}", a[i], b[i]));
+            }
+        }
+        if let Some(chunked) = &chunked {
+            let c = run_one(dev, chunked, &xs, cap)?;
+            if let Some(i) = (0..a.len()).find(|&i| a[i].to_bits() != c[i].to_bits()) {
+                return Err(format!("n={n}: [{i}] multi-launch {:?}, chunked {:?}", a[i], c[i]));
             }
         }
         check(&format!("n={n}"), &a, &want(op, &xs, cap))?;
@@ -187,7 +205,8 @@ fn huge(dev: &Device) -> Outcome {
     }
     let n = 1_000_003usize;
     let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
-    for strategy in strategies(dev) {
+    let chunked = chunked_on(dev).then_some(Strategy::Chunked);
+    for strategy in strategies(dev).into_iter().chain(chunked) {
         let m = program::<u32>(dev, GroupOp::Add, &opts(dev, strategy), cap)?;
         let xs: Vec<u32> = input(Input::Random, n, 3);
         let got = run_one(dev, &m, &xs, cap)?;
@@ -245,7 +264,11 @@ fn out_of_range(dev: &Device) -> Outcome {
 }
 
 fn build_errors() -> Outcome {
-    let o = Options::new(algorithms::Target { subgroup_width: 32, forward_progress: true });
+    let o = Options::new(algorithms::Target {
+        subgroup_width: 32,
+        forward_progress: true,
+        class: algorithms::DeviceClass::Gpu,
+    });
     let cap = Capacity::new(100).map_err(|e| e.to_string())?;
     let mut pb = ProgramBuilder::new("e");
     let i = pb.buffer("i", ScalarType::I32);
@@ -268,7 +291,11 @@ fn build_errors() -> Outcome {
     expect_build_error(r, line, "must be distinct")?;
     // a forced single pass that cannot fit: none for scans (the state always fits); a target
     // width that does not divide 256
-    let bad = Options::new(algorithms::Target { subgroup_width: 3, forward_progress: true });
+    let bad = Options::new(algorithms::Target {
+        subgroup_width: 3,
+        forward_progress: true,
+        class: algorithms::DeviceClass::Gpu,
+    });
     let line = line!() + 1;
     let r = algorithms::exclusive_scan_add(&mut pb, &bad, i, i2, u, n, cap);
     expect_build_error(r, line, "subgroup width 3")?;

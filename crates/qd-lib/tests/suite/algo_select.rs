@@ -283,7 +283,11 @@ fn out_of_range(dev: &Device) -> Outcome {
 }
 
 fn build_errors() -> Outcome {
-    let o = Options::new(algorithms::Target { subgroup_width: 32, forward_progress: true });
+    let o = Options::new(algorithms::Target {
+        subgroup_width: 32,
+        forward_progress: true,
+        class: algorithms::DeviceClass::Gpu,
+    });
     let cap = Capacity::new(100).map_err(|e| e.to_string())?;
     let mut pb = ProgramBuilder::new("e");
     let a = pb.buffer("a", ScalarType::F32);

@@ -11,7 +11,7 @@ use crate::block_basic::expect_err;
 use crate::elem::{mix, Elem};
 use crate::harness::{check, Outcome, Suite};
 use qd_frontend::{ProgramBuilder, ScalarType};
-use qd_lib::algorithms::{sort, sort_scratch_slots, Capacity, Options, Strategy, Target};
+use qd_lib::algorithms::{sort, sort_scratch_slots, Capacity, DeviceClass, Options, Strategy, Target};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::Module;
 use qd_rt::{Device, DeviceKind, RtErrorKind};
@@ -176,9 +176,9 @@ fn end_bits(s: &mut Suite) {
     });
 }
 
-/// Multi-launch against onesweep, bit for bit and against the reference, on devices with
-/// forward progress (one module per strategy, replayed at several live counts); elsewhere the
-/// forced single pass must be a build error.
+/// Multi-launch against onesweep (and the chunked CPU form on the host devices), bit for bit and
+/// against the reference, on devices with forward progress (one module per strategy, replayed at
+/// several live counts); elsewhere the forced single pass must be a build error.
 fn strategies(s: &mut Suite) {
     s.case("algo::sort/strategy/u32/random/end_bit8", |dev| {
         strategies_agree::<u32>(dev, 65_537, 8, "random", &[65_537, 2049, 1, 0])
@@ -214,11 +214,27 @@ fn strategies_agree<K: Elem>(dev: &Device, n: usize, bits: u32, kind: &str, live
     if got != (3 + p + copy, p * (2 * d + 1) + copy) {
         return Err(format!("launches (onesweep, multi-launch) = {got:?} for P = {p}, D = {d}"));
     }
+    // The chunked CPU form on the host devices: 3 launches per pass.
+    let chunked = match dev.info().is_host() {
+        true => Some(build_module(&options(dev, Strategy::Chunked), K::TY, Some(ScalarType::U32), bits, cap)?),
+        false => None,
+    };
+    if let Some(mc) = &chunked {
+        if mc.programs[0].launches.len() != 3 * p + copy {
+            return Err(format!("chunked: {} launches for P = {p}", mc.programs[0].launches.len()));
+        }
+    }
     for &live in lives {
         let a = run_check(dev, &ms, &keys, Some(&vals), bits, cap, live).map_err(|e| format!("onesweep: {e}"))?;
         let b = run_check(dev, &mm, &keys, Some(&vals), bits, cap, live).map_err(|e| format!("multi: {e}"))?;
         if a != b {
             return Err(format!("n = {live}: onesweep and multi-launch differ"));
+        }
+        if let Some(mc) = &chunked {
+            let c = run_check(dev, mc, &keys, Some(&vals), bits, cap, live).map_err(|e| format!("chunked: {e}"))?;
+            if a != c {
+                return Err(format!("n = {live}: onesweep and chunked differ"));
+            }
         }
     }
     Ok(())
@@ -229,8 +245,12 @@ const KINDS: [&str; 5] = ["random", "sorted", "reversed", "equal", "few"];
 /// The options for `dev` with `strategy`.
 fn options(dev: &Device, strategy: Strategy) -> Options {
     let info = dev.info();
-    Options::new(Target { subgroup_width: info.subgroup_width, forward_progress: info.forward_progress })
-        .with_strategy(strategy)
+    Options::new(Target {
+        subgroup_width: info.subgroup_width,
+        forward_progress: info.forward_progress,
+        class: DeviceClass::of_host(info.is_host()),
+    })
+    .with_strategy(strategy)
 }
 
 /// Quadrants' sortable bits of a key (unsigned: as is; signed: sign flipped; floats: all bits
@@ -495,7 +515,7 @@ fn program_errors(dev: &Device) -> Outcome {
 
 /// Build errors at the caller's line.
 fn build_errors() -> Outcome {
-    let opts = Options::new(Target { subgroup_width: 32, forward_progress: true });
+    let opts = Options::new(Target { subgroup_width: 32, forward_progress: true, class: DeviceClass::Gpu });
     let cap = Capacity::new(1000).map_err(|e| e.to_string())?;
     let mut pb = ProgramBuilder::new("e");
     let k32 = pb.buffer("k32", ScalarType::U32);
@@ -541,12 +561,12 @@ fn build_errors() -> Outcome {
     let l = line!() + 1;
     let r = sort(p, &opts, k32, t32, None, t32, n, 32, cap);
     expect_err("scratch == tmp_keys", r, l, &["%t32", "distinct"])?;
-    let narrow = Options::new(Target { subgroup_width: 1, forward_progress: true });
+    let narrow = Options::new(Target { subgroup_width: 1, forward_progress: true, class: DeviceClass::Gpu });
     let l = line!() + 1;
     let r = sort(p, &narrow, k32, t32, None, sc, n, 32, cap);
     expect_err("width 1", r, l, &["sort", "subgroup width 1"])?;
-    let no_fp =
-        Options::new(Target { subgroup_width: 32, forward_progress: false }).with_strategy(Strategy::SinglePass);
+    let no_fp = Options::new(Target { subgroup_width: 32, forward_progress: false, class: DeviceClass::Gpu })
+        .with_strategy(Strategy::SinglePass);
     let l = line!() + 1;
     let r = sort(p, &no_fp, k32, t32, None, sc, n, 32, cap);
     expect_err("single pass without forward progress", r, l, &["sort", "forward progress"])?;

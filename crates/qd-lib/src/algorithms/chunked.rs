@@ -1,0 +1,423 @@
+//! The CPU forms of reduce, exclusive scan and radix sort ([`Strategy::Chunked`]): what a
+//! multicore CPU runs best, as CUB picks its tuning per GPU architecture.
+//!
+//! A GPU hides memory latency with thousands of lanes and ranks keys across lanes; a CPU core
+//! runs one serial loop fastest. So the data is cut into `B = min(CHUNKS, ceil(max_n / 256))`
+//! contiguous chunks (chunk `b` is `[b·c, min((b+1)·c, n))` with `c = ceil(n / B)` for the live
+//! count `n`), and every phase is a grid of `B` one-thread blocks at subgroup width 1 — on the
+//! `cpu` device plain scalar native code, the blocks spread over the cores — each a loop over its
+//! chunk:
+//!
+//! - **reduce** (2 launches): each block folds its chunk into `scratch[b]`; one block folds the
+//!   `B` partials into `out[0]`.
+//! - **exclusive scan** (3 launches): the chunk folds into `scratch[b]`; one block scans them in
+//!   place (exclusive); each block rescans its chunk from its prefix, writing `out`.
+//! - **radix sort** (3 launches per 8-bit pass): each block counts the digits of its chunk into a
+//!   256-entry shared histogram and writes it digit-major, `scratch[d·B + b]`; one block
+//!   exclusive-scans the `256·B` counts in place (so `scratch[d·B + b]` is the number of keys
+//!   with a smaller digit, or the same digit in an earlier chunk); each block walks its chunk in
+//!   order and sends every key (and value) to its digit's next slot. Chunks are contiguous and
+//!   walked in order, so each pass is stable, as the GPU forms are.
+//!
+//! The results are the GPU forms' bit for bit: sorting is a permutation that depends only on the
+//! keys, and integer reduce and scan are exact in any order. Float reduce and scan are left to the
+//! GPU forms (their sums would round in chunk order; Quadrants' block tree pads with the
+//! identity). Every chunk count fits the scratch the Quadrants formulas give: `B ≤ ceil(max_n /
+//! 256)`, and the sort's histogram `256·B` is at most its `hist_len` (for `max_n ≥ 1`: a sort of
+//! capacity 0 keeps the GPU forms, its scratch being one slot). `B` is a build-time
+//! constant (in the kernel names), so results never depend on the host's core count.
+
+use super::common::{live_count, shaped_phase_kernel, Call, PhaseParams};
+use super::sort_keys::{load_digit, sortable, Dir, Moves, Payload};
+use super::staircase::{finish_phase_at, rebits, ScanOp};
+use super::{DeviceClass, Options, Strategy};
+use crate::common::{err, identity, Loc};
+use crate::op::Op;
+use qd_frontend::{
+    Buf, BuildError, Dim, ErrorKind, FunctionBuilderContext, KernelBuilder, ProgramArg, ProgramBuilder, ScalarType,
+    Type, Val,
+};
+
+/// The most chunks (blocks) of a chunked phase: enough to keep 64 cores busy and to balance a
+/// few, few enough that the per-chunk histograms of the sort stay small (`256 · 64` counts).
+pub const CHUNKS: u32 = 64;
+
+/// The radix of the chunked sort's passes (8-bit digits).
+const RADIX: u32 = 256;
+
+/// The chunk count for a capacity: `min(CHUNKS, ceil(max_n / 256))`, at least 1.
+pub fn chunks(max_n: u64) -> u32 {
+    max_n.div_ceil(256).clamp(1, u64::from(CHUNKS)) as u32
+}
+
+/// Whether a call of `algo` builds its chunked form: forced by [`Strategy::Chunked`] (an error on
+/// a GPU target, or when `exact` is false — `inexact` says why), or chosen by [`Strategy::Auto`]
+/// on a CPU target when it is exact.
+pub(crate) fn pick(loc: Loc, algo: &str, opts: &Options, exact: bool, inexact: &str) -> Result<bool, BuildError> {
+    let cpu = opts.target.class == DeviceClass::Cpu;
+    match opts.strategy {
+        Strategy::Chunked if !cpu => Err(err(
+            loc,
+            ErrorKind::Config,
+            format!(
+                "{algo}: Strategy::Chunked is the CPU form (one-thread blocks at subgroup width 1); \
+                 the target is a GPU (Target::class)"
+            ),
+        )),
+        Strategy::Chunked if !exact => {
+            Err(err(loc, ErrorKind::Config, format!("{algo}: Strategy::Chunked is not offered here: {inexact}")))
+        }
+        Strategy::Chunked => Ok(true),
+        Strategy::Auto => Ok(cpu && exact),
+        Strategy::MultiLaunch | Strategy::SinglePass => Ok(false),
+    }
+}
+
+/// A chunked phase kernel: `grid` one-thread blocks at subgroup width 1.
+fn chunk_kernel<'c>(
+    ctx: &'c mut FunctionBuilderContext,
+    name: &str,
+    grid: u32,
+) -> Result<(KernelBuilder<'c>, PhaseParams), BuildError> {
+    let (mut k, p) = shaped_phase_kernel(ctx, name, 1, 1)?;
+    k.grid_fixed(grid)?;
+    Ok((k, p))
+}
+
+/// This block's chunk `[lo, hi)` of `[0, n)` cut into `chunks` pieces.
+fn chunk_range(k: &mut KernelBuilder<'_>, n: Val, chunks: u32) -> Result<(Val, Val), BuildError> {
+    let b = k.block_id(Dim::X)?;
+    let c1 = k.const_u32(chunks - 1)?;
+    let cs = k.const_u32(chunks)?;
+    // n <= i32::MAX, so neither sum wraps.
+    let up = k.add(n, c1)?;
+    let size = k.div(up, cs)?;
+    let start = k.mul(b, size)?;
+    let lo = k.min(start, n)?;
+    let end = k.add(lo, size)?;
+    let hi = k.min(end, n)?;
+    Ok((lo, hi))
+}
+
+/// `acc = op(acc, f(i))` for `i` in `[lo, hi)`, from `init`.
+fn fold<F>(k: &mut KernelBuilder<'_>, sop: ScanOp, init: Val, lo: Val, hi: Val, mut f: F) -> Result<Val, BuildError>
+where
+    F: FnMut(&mut KernelBuilder<'_>, Val, Val) -> Result<Val, BuildError>,
+{
+    let acc = k.declare_var(Type::Scalar(sop.ty));
+    k.def_var(acc, init)?;
+    k.for_range(lo, hi, None, |k, i| {
+        let a = k.use_var(acc)?;
+        let x = f(k, i, a)?;
+        let r = Op::Builtin(sop.op).apply(k, a, x)?;
+        k.def_var(acc, r)
+    })?;
+    k.use_var(acc)
+}
+
+/// The element type of a buffer argument.
+fn elem(a: ProgramArg) -> Result<ScalarType, BuildError> {
+    match a.ty() {
+        Type::Ptr(_, e) => Ok(e),
+        t => Err(BuildError::new(
+            std::panic::Location::caller(),
+            ErrorKind::TypeMismatch,
+            format!("chunked phase: expected a buffer, got {t}"),
+        )),
+    }
+}
+
+fn launch(pb: &mut ProgramBuilder, f: &qd_mir::Function, call: &Call, rest: &[ProgramArg]) -> Result<(), BuildError> {
+    let mut args = call.args().to_vec();
+    args.extend_from_slice(rest);
+    pb.launch(f, &args)
+}
+
+/// Each block folds its chunk of `src` into `part[b]`.
+fn partials_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    src: ProgramArg,
+    part: ProgramArg,
+    b: u32,
+) -> Result<(), BuildError> {
+    let (es, ep) = (elem(src)?, elem(part)?);
+    let name = format!("qd_chunk_reduce_{}_c{b}_{es}_{ep}", sop.tag());
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
+    let s = k.buffer("src", es);
+    let d = k.buffer("part", ep);
+    let n = live_count(&mut k, &p)?;
+    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let id = identity(&mut k, sop.op, sop.ty)?;
+    let r = fold(&mut k, sop, id, lo, hi, |k, i, _| {
+        let x = k.load(s, i)?;
+        rebits(k, x, sop.ty)
+    })?;
+    let blk = k.block_id(Dim::X)?;
+    let w = rebits(&mut k, r, ep)?;
+    k.store(d, blk, w)?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[src, part])
+}
+
+/// One block: `dst[0] = op(part[0 : b])`.
+fn fold_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    part: ProgramArg,
+    dst: ProgramArg,
+    b: u32,
+) -> Result<(), BuildError> {
+    let (ep, ed) = (elem(part)?, elem(dst)?);
+    let name = format!("qd_chunk_fold_{}_c{b}_{ep}_{ed}", sop.tag());
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, p) = chunk_kernel(&mut ctx, &name, 1)?;
+    let s = k.buffer("part", ep);
+    let d = k.buffer("dst", ed);
+    let _ = live_count(&mut k, &p)?;
+    let (zero, end) = (k.const_u32(0)?, k.const_u32(b)?);
+    let id = identity(&mut k, sop.op, sop.ty)?;
+    let r = fold(&mut k, sop, id, zero, end, |k, j, _| {
+        let x = k.load(s, j)?;
+        rebits(k, x, sop.ty)
+    })?;
+    let w = rebits(&mut k, r, ed)?;
+    k.store(d, zero, w)?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[part, dst])
+}
+
+/// One block: the exclusive scan of `buf[0 : len]` in place, from the identity.
+fn scan_in_place(k: &mut KernelBuilder<'_>, sop: ScanOp, buf: Buf, len: Val) -> Result<(), BuildError> {
+    let e = buf.elem();
+    let zero = k.const_u32(0)?;
+    let id = identity(k, sop.op, sop.ty)?;
+    fold(k, sop, id, zero, len, |k, j, acc| {
+        let x = k.load(buf, j)?;
+        let w = rebits(k, acc, e)?;
+        k.store(buf, j, w)?;
+        rebits(k, x, sop.ty)
+    })?;
+    Ok(())
+}
+
+/// `out[0] = op(arr[0:n])` in two launches; `scratch` holds the chunk partials.
+pub(crate) fn reduce(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    arr: ProgramArg,
+    out: ProgramArg,
+    scratch: ProgramArg,
+) -> Result<(), BuildError> {
+    let b = chunks(call.cap.max_n());
+    partials_phase(pb, call, sop, arr, scratch, b)?;
+    fold_phase(pb, call, sop, scratch, out, b)
+}
+
+/// `out[i] = op(arr[0:i])` in three launches; `scratch` holds the chunk partials.
+pub(crate) fn exclusive_scan(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    arr: ProgramArg,
+    out: ProgramArg,
+    scratch: ProgramArg,
+) -> Result<(), BuildError> {
+    let b = chunks(call.cap.max_n());
+    partials_phase(pb, call, sop, arr, scratch, b)?;
+    let ep = elem(scratch)?;
+    let name = format!("qd_chunk_scan_parts_{}_c{b}_{ep}", sop.tag());
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, p) = chunk_kernel(&mut ctx, &name, 1)?;
+    let part = k.buffer("part", ep);
+    let _ = live_count(&mut k, &p)?;
+    let len = k.const_u32(b)?;
+    scan_in_place(&mut k, sop, part, len)?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[scratch])?;
+
+    let (es, ed) = (elem(arr)?, elem(out)?);
+    let name = format!("qd_chunk_scan_{}_c{b}_{es}_{ep}_{ed}", sop.tag());
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
+    let s = k.buffer("src", es);
+    let part = k.buffer("part", ep);
+    let d = k.buffer("dst", ed);
+    let n = live_count(&mut k, &p)?;
+    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let blk = k.block_id(Dim::X)?;
+    let pre = k.load(part, blk)?;
+    let pre = rebits(&mut k, pre, sop.ty)?;
+    fold(&mut k, sop, pre, lo, hi, |k, i, acc| {
+        let x = k.load(s, i)?;
+        let w = rebits(k, acc, ed)?;
+        k.store(d, i, w)?;
+        rebits(k, x, sop.ty)
+    })?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[arr, scratch, out])
+}
+
+/// `qd_sort_chunk_<phase>_<key>[_<value>]_c<B>`.
+fn sort_name(phase: &str, p: Payload, with_values: bool, b: u32) -> String {
+    let v = match (with_values, p.values) {
+        (true, Some(v)) => format!("_{v}"),
+        _ => String::new(),
+    };
+    format!("qd_sort_chunk_{phase}_{}{v}_c{b}", p.kt.elem)
+}
+
+/// `for d in 0..256 { body(d) }`.
+fn each_digit<F>(k: &mut KernelBuilder<'_>, body: F) -> Result<(), BuildError>
+where
+    F: FnOnce(&mut KernelBuilder<'_>, Val) -> Result<(), BuildError>,
+{
+    let zero = k.const_u32(0)?;
+    let radix = k.const_u32(RADIX)?;
+    k.for_range(zero, radix, None, body)
+}
+
+/// `scratch[d · b + block] = count of digit d in this block's chunk of src`.
+fn sort_hist_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    p: Payload,
+    src: ProgramArg,
+    scratch: ProgramArg,
+    bit_start: u32,
+    b: u32,
+) -> Result<(), BuildError> {
+    let name = sort_name("hist", p, false, b);
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, pp) = chunk_kernel(&mut ctx, &name, b)?;
+    let keys = k.buffer("src", p.kt.elem);
+    let sc = k.buffer("scratch", ScalarType::U32);
+    let bit = k.scalar("bit_start", ScalarType::U32);
+    let n = live_count(&mut k, &pp)?;
+    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let counts = k.shared_array("qd_sort_chunk_counts", ScalarType::U32, RADIX);
+    each_digit(&mut k, |k, d| {
+        let z = k.const_u32(0)?;
+        k.store(counts, d, z)
+    })?;
+    k.for_range(lo, hi, None, |k, i| {
+        let (_, d) = load_digit(k, p.kt, keys, i, bit)?;
+        let c = k.load(counts, d)?;
+        let one = k.const_u32(1)?;
+        let c1 = k.add(c, one)?;
+        k.store(counts, d, c1)
+    })?;
+    let blk = k.block_id(Dim::X)?;
+    let bs = k.const_u32(b)?;
+    each_digit(&mut k, |k, d| {
+        let c = k.load(counts, d)?;
+        let row = k.mul(d, bs)?;
+        let at = k.add(row, blk)?;
+        k.store(sc, at, c)
+    })?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[src, scratch, ProgramArg::u32(bit_start)])
+}
+
+/// One block: the exclusive add-scan of the `256 · b` digit-major counts in place.
+fn sort_offsets_phase(pb: &mut ProgramBuilder, call: &Call, scratch: ProgramArg, b: u32) -> Result<(), BuildError> {
+    let name = format!("qd_sort_chunk_offsets_c{b}");
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, pp) = chunk_kernel(&mut ctx, &name, 1)?;
+    let sc = k.buffer("scratch", ScalarType::U32);
+    let _ = live_count(&mut k, &pp)?;
+    let len = k.const_u32(RADIX * b)?;
+    let sop = ScanOp { ty: ScalarType::U32, op: qd_mir::GroupOp::Add };
+    scan_in_place(&mut k, sop, sc, len)?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[scratch])
+}
+
+/// Each block sends the keys (and values) of its chunk, in order, to their digits' next slots.
+#[allow(clippy::too_many_arguments)]
+fn sort_scatter_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    p: Payload,
+    dir: Dir,
+    scratch: ProgramArg,
+    bit_start: u32,
+    b: u32,
+) -> Result<(), BuildError> {
+    let name = sort_name("scatter", p, true, b);
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, pp) = chunk_kernel(&mut ctx, &name, b)?;
+    let mv = Moves::declare(&mut k, p);
+    let sc = k.buffer("scratch", ScalarType::U32);
+    let bit = k.scalar("bit_start", ScalarType::U32);
+    let n = live_count(&mut k, &pp)?;
+    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let next = k.shared_array("qd_sort_chunk_next", ScalarType::U32, RADIX);
+    let blk = k.block_id(Dim::X)?;
+    let bs = k.const_u32(b)?;
+    each_digit(&mut k, |k, d| {
+        let row = k.mul(d, bs)?;
+        let at = k.add(row, blk)?;
+        let o = k.load(sc, at)?;
+        k.store(next, d, o)
+    })?;
+    k.for_range(lo, hi, None, |k, i| {
+        let key = k.load(mv.src, i)?;
+        let bits = sortable(k, p.kt, key)?;
+        let d = super::sort_keys::digit(k, p.kt, bits, bit)?;
+        let to = k.load(next, d)?;
+        let one = k.const_u32(1)?;
+        let after = k.add(to, one)?;
+        k.store(next, d, after)?;
+        mv.put(k, key, i, to)
+    })?;
+    let f = finish_phase_at(k, 1)?;
+    let mut args = dir.args();
+    args.extend([scratch, ProgramArg::u32(bit_start)]);
+    launch(pb, &f, call, &args)
+}
+
+/// The chunked radix sort's passes: `3` launches per pass; `dirs[p]` is pass `p`'s direction.
+pub(crate) fn sort(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    p: Payload,
+    dirs: &[Dir],
+    scratch: ProgramArg,
+) -> Result<(), BuildError> {
+    let b = chunks(call.cap.max_n());
+    for (pass, dir) in dirs.iter().enumerate() {
+        let bit_start = 8 * pass as u32;
+        sort_hist_phase(pb, call, p, dir.src, scratch, bit_start, b)?;
+        sort_offsets_phase(pb, call, scratch, b)?;
+        sort_scatter_phase(pb, call, p, *dir, scratch, bit_start, b)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_counts_fit_every_scratch_formula() -> Result<(), BuildError> {
+        for max_n in [0u64, 1, 255, 256, 257, 1000, 16_384, 16_385, 65_536, 1 << 20, 1 << 24, i32::MAX as u64] {
+            let b = u64::from(chunks(max_n));
+            assert!((1..=u64::from(CHUNKS)).contains(&b), "max_n={max_n}: {b}");
+            for d in super::super::natural_depth(max_n)..=4 {
+                assert!(super::super::reduce_scratch_slots(max_n, Some(d))? >= b, "reduce {max_n} D={d}");
+                assert!(super::super::exclusive_scan_scratch_slots(max_n, Some(d))? >= b, "scan {max_n} D={d}");
+                if max_n > 0 {
+                    assert!(super::super::sort_scratch_slots(max_n, Some(d))? >= 256 * b, "sort {max_n} D={d}");
+                }
+            }
+        }
+        assert_eq!(chunks(1 << 20), CHUNKS);
+        assert_eq!(chunks(1000), 4);
+        Ok(())
+    }
+}
