@@ -1,5 +1,6 @@
 //! Prints the Cranelift IR of a `.qdm` kernel for the `cpu` device, with the compile times:
-//! `cargo run -p qd-isel-cpu --example clif -- FILE.qdm KERNEL [WIDTH]`.
+//! `cargo run -p qd-isel-cpu --example clif -- FILE.qdm KERNEL [WIDTH]` (with `QD_CPU_DISASM=1`,
+//! the machine code too).
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
@@ -13,6 +14,9 @@ fn main() -> Result<(), String> {
     let vk = qd_mir::VerifiedKernel::new(f.clone()).map_err(|e| e.to_string())?;
     let k = qd_isel_cpu::compile_with_clif(&vk, &qd_isel_cpu::CpuOptions { width }).map_err(|e| e.to_string())?;
     println!("{}", k.clif().unwrap_or_default());
+    if std::env::var_os("QD_CPU_DISASM").is_some() {
+        println!("{}", k.disasm().unwrap_or_default());
+    }
     let t = k.times();
     eprintln!("lowering {:?}, Cranelift {:?}", t.lower, t.codegen);
     Ok(())

@@ -66,6 +66,7 @@ pub struct CpuKernel {
     entry: Entry,
     times: CompileTimes,
     clif: Option<String>,
+    disasm: Option<String>,
     /// Owns the executable memory `entry` points into.
     module: Mutex<Option<JITModule>>,
 }
@@ -112,6 +113,11 @@ impl CpuKernel {
     /// The Cranelift IR it was compiled from (when asked for with [`compile_with_clif`]).
     pub fn clif(&self) -> Option<&str> {
         self.clif.as_deref()
+    }
+
+    /// The machine code Cranelift made of it, as text (with [`compile_with_clif`]).
+    pub fn disasm(&self) -> Option<&str> {
+        self.disasm.as_deref()
     }
 
     pub(crate) fn slots(&self) -> u32 {
@@ -182,12 +188,14 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
     let target = module.isa().frontend_config();
     let lowered = lower::lower(&g, &uni, w, &mut ctx.func, &mut fctx, target)?;
     let clif = keep_clif.then(|| ctx.func.display().to_string());
+    ctx.set_disasm(keep_clif);
     let t1 = Instant::now();
     let internal = |m: String| CompileError::internal(lower::TARGET, m);
     let id = module
         .declare_function("qd_kernel", Linkage::Local, &ctx.func.signature)
         .map_err(|e| internal(format!("declaring the kernel: {e}")))?;
     module.define_function(id, &mut ctx).map_err(|e| internal(format!("Cranelift: {e:?}")))?;
+    let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| internal(format!("finalizing: {e}")))?;
     let code = module.get_finalized_function(id);
@@ -207,6 +215,7 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
         entry,
         times,
         clif,
+        disasm,
         module: Mutex::new(Some(module)),
     })
 }

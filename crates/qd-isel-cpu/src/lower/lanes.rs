@@ -442,6 +442,14 @@ impl Lower<'_, '_> {
         if n == 0 {
             return Ok(());
         }
+        if n == 1 {
+            // One lane: no loop.
+            let lane = self.b.ins().iconst(types::I64, 0);
+            self.enter_lane(lane);
+            body(self, lane)?;
+            self.lane_addr = None;
+            return Ok(());
+        }
         let iv = self.b.declare_var(types::I64);
         let z = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(iv, z);
@@ -473,6 +481,10 @@ impl Lower<'_, '_> {
         &mut self,
         mut body: impl FnMut(&mut Self, ir::Value) -> Result<(), CompileError>,
     ) -> Result<(), CompileError> {
+        if self.w == 1 {
+            // Width 1: the one lane is active wherever code runs (see `branches`).
+            return self.counted_loop(1, body);
+        }
         let m = self.b.use_var(self.mask);
         let rem = self.b.declare_var(types::I64);
         self.b.def_var(rem, m);

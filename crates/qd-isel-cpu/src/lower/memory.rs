@@ -24,6 +24,11 @@ impl Lower<'_, '_> {
         on: OnFault,
     ) -> ir::Value {
         let bytes = elem.bytes();
+        if let Some(prov) = self.access_prov(inst) {
+            if let Some(a) = self.known_address(p, prov, bytes, inst, lane, on) {
+                return a;
+            }
+        }
         let nparams = self.f.params.len() as i64;
         let (tag, first, count) = match space {
             AddrSpace::Global => (1i64 << 22, 0i64, nparams),

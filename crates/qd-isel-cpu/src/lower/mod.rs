@@ -23,9 +23,11 @@
 //!   reductions and scans through the interpreter's own lane functions; block barriers) is emitted
 //!   in place, with its operands in lane arrays.
 
+mod branches;
 mod fused;
 mod lanes;
 mod memory;
+mod provenance;
 mod scalar;
 
 use crate::abi::{off, STATUS_ABORT, STATUS_DONE, STATUS_FAULT};
@@ -86,6 +88,8 @@ struct Sigs {
 struct IfFrame {
     inst: Inst,
     yielded: Variable,
+    /// Width 1: the block after the `if` (`yield` jumps there).
+    join: Option<Block>,
 }
 
 struct LoopFrame {
@@ -93,6 +97,8 @@ struct LoopFrame {
     body: Region,
     brk: Variable,
     cont: Variable,
+    /// Width 1: the loop header (`continue`) and the block after the loop (`break`).
+    edges: Option<(Block, Block)>,
 }
 
 /// The lowered function and the register file it needs.
@@ -121,6 +127,8 @@ pub(crate) struct Lower<'a, 'b> {
     loops: Vec<LoopFrame>,
     ret_fault: Block,
     ret_abort: Block,
+    /// Width 1: where `return` jumps (the subgroup is done).
+    ret_done: Block,
     sigs: Sigs,
     scratch: [u32; 2],
     slots: u32,
@@ -129,6 +137,12 @@ pub(crate) struct Lower<'a, 'b> {
     cond_bits: HashMap<Value, Variable>,
     /// In a loop over lanes: the lane and `regs + 8 · lane`, computed once per iteration.
     lane_addr: Option<(ir::Value, ir::Value)>,
+    /// The pointers whose buffer is known (`provenance`).
+    prov: SecondaryMap<Value, Option<provenance::Prov>>,
+    /// Memory-table entries of the known pointers: slot → (base, length), loaded at entry.
+    entries: HashMap<u32, (ir::Value, ir::Value)>,
+    /// Pointer bits made by `known_ptr_offset` → their byte offset.
+    known_offsets: HashMap<ir::Value, ir::Value>,
 }
 
 /// The launch geometry, loaded once at entry.
@@ -207,7 +221,10 @@ pub(crate) fn lower(
     let live0 = b.ins().load(i64t, flags, ctx, off::LIVE);
     let budget0 = b.ins().load(i64t, flags, ctx, off::BUDGET);
     let (mask, live, budget) = (b.declare_var(i64t), b.declare_var(i64t), b.declare_var(i64t));
-    b.def_var(mask, live0);
+    // At width 1 the mask is the constant 1 wherever code runs: a subgroup exists only with its
+    // one thread, and control flow is real branches (`branches`).
+    let mask0 = if w == 1 { b.ins().iconst(i64t, 1) } else { live0 };
+    b.def_var(mask, mask0);
     b.def_var(live, live0);
     b.def_var(budget, budget0);
 
@@ -234,6 +251,7 @@ pub(crate) fn lower(
     }
     let ret_fault = b.create_block();
     let ret_abort = b.create_block();
+    let ret_done = b.create_block();
     let mut l = Lower {
         f,
         uni,
@@ -252,18 +270,29 @@ pub(crate) fn lower(
         loops: Vec::new(),
         ret_fault,
         ret_abort,
+        ret_done,
         sigs,
         scratch,
         slots,
         cond_bits: HashMap::new(),
         lane_addr: None,
+        prov: provenance::analyse(f),
+        entries: HashMap::new(),
+        known_offsets: HashMap::new(),
     };
-    // Kernel parameters.
+    l.load_known_entries();
+    // Kernel parameters. A pointer parameter is always its own buffer at offset 0 (the launch
+    // encodes parameter `k` so): a constant.
     for (i, p) in f.params.iter().enumerate() {
-        let bits = l.b.ins().load(i64t, flags, params, (8 * i) as i32);
+        let bits = match p.ty {
+            Type::Ptr(space, _) => l.b.ins().iconst(i64t, qd_mir::interp::pointer::encode(space, i as u32, 0) as i64),
+            _ => l.b.ins().load(i64t, flags, params, (8 * i) as i32),
+        };
         l.define_from_bits(p.value, bits)?;
     }
     l.region(f.body, true)?;
+    l.b.ins().jump(ret_done, &[]);
+    l.b.switch_to_block(ret_done);
     l.finish(STATUS_DONE);
     l.b.switch_to_block(ret_fault);
     l.b.set_cold_block(ret_fault);
@@ -524,7 +553,7 @@ impl Lower<'_, '_> {
             }
             i += 1;
         }
-        if r == self.f.body {
+        if r == self.f.body && self.w > 1 {
             // Falling off the end of the body ends the remaining lanes.
             let z = self.b.ins().iconst(types::I64, 0);
             self.b.def_var(self.mask, z);
@@ -607,6 +636,10 @@ impl Lower<'_, '_> {
                 }
                 SyncOp::BlockSync | SyncOp::BlockSyncPred => self.barrier(inst),
             },
+            // Width 1: real branches; the code after them runs only where control reaches it.
+            OpClass::If if self.w == 1 => return self.if_branch(inst).map(|()| Flow::Next),
+            OpClass::Loop if self.w == 1 => return self.loop_branch(inst).map(|()| Flow::Next),
+            OpClass::Terminator(t) if self.w == 1 => return self.terminator_branch(inst, t).map(|()| Flow::Ended),
             OpClass::If => return self.if_(inst).map(|()| Flow::MaskMayShrink),
             OpClass::Loop => return self.loop_(inst).map(|()| Flow::MaskMayShrink),
             OpClass::Terminator(t) => return self.terminator(inst, t).map(|()| Flow::Ended),
@@ -720,7 +753,7 @@ impl Lower<'_, '_> {
         self.b.ins().brif(tm, then_b, &[], after_then, &[]);
         self.b.switch_to_block(then_b);
         self.b.def_var(self.mask, tm);
-        self.ifs.push(IfFrame { inst, yielded });
+        self.ifs.push(IfFrame { inst, yielded, join: None });
         self.region(then, false)?;
         self.b.ins().jump(after_then, &[]);
         self.b.switch_to_block(after_then);
@@ -771,7 +804,7 @@ impl Lower<'_, '_> {
         let z = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(cont, z);
         self.b.def_var(self.mask, it);
-        self.loops.push(LoopFrame { inst, body, brk, cont });
+        self.loops.push(LoopFrame { inst, body, brk, cont, edges: None });
         self.region(body, true)?;
         self.loops.pop();
         let c = self.b.use_var(cont);
@@ -826,7 +859,7 @@ impl Lower<'_, '_> {
     }
 
     /// `dst[i] = src[i]` for the active lanes, as a parallel copy.
-    fn copy_masked(&mut self, dst: &[Value], src: &[Value]) -> Result<(), CompileError> {
+    pub(super) fn copy_masked(&mut self, dst: &[Value], src: &[Value]) -> Result<(), CompileError> {
         if dst.len() != src.len() {
             return Err(CompileError::internal(TARGET, "value count mismatch in a region transfer"));
         }

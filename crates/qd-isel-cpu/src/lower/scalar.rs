@@ -84,7 +84,12 @@ impl Lower<'_, '_> {
                     let (&[p, i], Some(Type::Ptr(_, elem)), Some(Type::Scalar(it))) = (args, res_ty, arg_ty(1)) else {
                         return Err(bad());
                     };
-                    self.ptr_offset(p, i, it, elem.bytes())
+                    let known = f.inst_results(inst).first().and_then(|&r| self.prov[r]).is_some();
+                    if known {
+                        self.known_ptr_offset(p, i, it, elem.bytes())
+                    } else {
+                        self.ptr_offset(p, i, it, elem.bytes())
+                    }
                 }
                 MemoryOp::Load => {
                     let (&[p], Some(Type::Ptr(space, elem))) = (args, arg_ty(0)) else { return Err(bad()) };
