@@ -206,7 +206,9 @@ pub(crate) fn lower(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let ctx = b.block_params(entry)[0];
-    let flags = MemFlagsData::trusted();
+    // The context's fields but the budget do not change during a call: their loads may move to
+    // their uses (fewer values live across the kernel's loops).
+    let flags = MemFlagsData::trusted().with_readonly().with_can_move();
     let regs = b.ins().load(i64t, flags, ctx, off::REGS);
     let mem = b.ins().load(i64t, flags, ctx, off::MEM);
     let params = b.ins().load(i64t, flags, ctx, off::PARAMS);
@@ -219,7 +221,7 @@ pub(crate) fn lower(
         first_thread: b.ins().load(i32t, flags, ctx, off::FIRST_THREAD),
     };
     let live0 = b.ins().load(i64t, flags, ctx, off::LIVE);
-    let budget0 = b.ins().load(i64t, flags, ctx, off::BUDGET);
+    let budget0 = b.ins().load(i64t, MemFlagsData::trusted(), ctx, off::BUDGET);
     let (mask, live, budget) = (b.declare_var(i64t), b.declare_var(i64t), b.declare_var(i64t));
     // At width 1 the mask is the constant 1 wherever code runs: a subgroup exists only with its
     // one thread, and control flow is real branches (`branches`).
@@ -474,9 +476,13 @@ impl Lower<'_, '_> {
     /// Charges `n` instructions for every active lane; asks the host for more budget when it runs
     /// out (`at` names the instruction in a step-limit fault).
     fn charge(&mut self, n: usize, at: Inst) {
-        let m = self.b.use_var(self.mask);
-        let pc = self.b.ins().popcnt(m);
-        let cost = self.b.ins().imul_imm_s(pc, n as i64);
+        let cost = if self.w == 1 {
+            self.b.ins().iconst(types::I64, n as i64)
+        } else {
+            let m = self.b.use_var(self.mask);
+            let pc = self.b.ins().popcnt(m);
+            self.b.ins().imul_imm_s(pc, n as i64)
+        };
         let bud = self.b.use_var(self.budget);
         let left = self.b.ins().isub(bud, cost);
         self.b.def_var(self.budget, left);

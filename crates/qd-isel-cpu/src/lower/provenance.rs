@@ -65,7 +65,7 @@ impl Lower<'_, '_> {
         let mut slots: Vec<u32> = self.prov.values().filter_map(|p| p.map(|p| p.slot)).collect();
         slots.sort_unstable();
         slots.dedup();
-        let flags = MemFlagsData::trusted().with_readonly();
+        let flags = MemFlagsData::trusted().with_readonly().with_can_move();
         for s in slots {
             let at = i64::from(s) * off::MEM_DESC;
             let base = self.b.ins().load(types::I64, flags, self.mem, at as i32);
