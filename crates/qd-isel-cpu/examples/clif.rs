@@ -17,6 +17,13 @@ fn main() -> Result<(), String> {
     if std::env::var_os("QD_CPU_DISASM").is_some() {
         println!("{}", k.disasm().unwrap_or_default());
     }
+    if std::env::var_os("QD_CPU_PASS_TIMES").is_some() {
+        let _ = cranelift_codegen::timing::take_current();
+        for _ in 0..20 {
+            qd_isel_cpu::compile_verified(&vk, &qd_isel_cpu::CpuOptions { width }).map_err(|e| e.to_string())?;
+        }
+        eprintln!("{}", cranelift_codegen::timing::take_current());
+    }
     let t = k.times();
     eprintln!("lowering {:?}, Cranelift {:?}", t.lower, t.codegen);
     Ok(())
