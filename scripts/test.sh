@@ -150,7 +150,7 @@ bad=0
 for f in "$libdump"/*.qdm; do
   # The chunked CPU forms (width-1 kernels the host devices build) never go to a GPU.
   case "$(basename "$f")" in
-    *_qd_chunk_* | *_qd_sort_chunk_*) continue ;;
+    *qd_chunk_* | *qd_sort_chunk_*) continue ;;
   esac
   if { [ ! -x "$ptxas13" ] || { "$qdc" compile "$f" --target sm_90 -o "$libdump/k90.ptx" >/dev/null \
          && "$ptxas13" -arch=sm_90 "$libdump/k90.ptx" -o /dev/null; }; } \
@@ -183,7 +183,7 @@ grep 'test result' /tmp/qd-test-sim.log >> /tmp/qd-test.log
 # lavapipe's subgroup size is read once, when the driver loads: 4, 8 and 16 come from
 # LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 in separate processes. The corpus (and qd-rt's vulkan
 # tests) run again under each; a width the CPU cannot give is reported as skipped with the reason.
-step "vulkan device at subgroup widths 4, 8, 16 (lavapipe, LP_NATIVE_VECTOR_WIDTH)"
+step "vulkan device at subgroup widths 4, 8, 16 (lavapipe, LP_NATIVE_VECTOR_WIDTH), then with staged buffers"
 if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
   for lp in 128 256 512; do
     w=$((lp / 32))
@@ -197,6 +197,17 @@ if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
       grep -E '^vulkan .*matched|width .* skipped:|device vulkan|test result' /tmp/qd-test-vk.log | sort -u
       grep 'test result' /tmp/qd-test-vk.log >> /tmp/qd-test.log
     done
+  done
+  # The buffer placement of a discrete GPU (device-local buffers, staging copies), forced on
+  # lavapipe at its default width: the same corpus, runtime tests and library suite.
+  echo "--- QD_VULKAN_MEMORY=staged"
+  for t in "qd-tests vulkan_corpus" "qd-rt vulkan" "qd-rt programs" "qd-lib suite"; do
+    set -- $t
+    QD_VULKAN_MEMORY=staged QD_TEST_DEVICES=$([ "$1" = qd-lib ] && echo vulkan) \
+      cargo test --quiet -p "$1" --test "$2" -- --nocapture \
+      > /tmp/qd-test-vk.log 2>&1 || { cat /tmp/qd-test-vk.log; exit 1; }
+    grep -E '^vulkan .*matched|device vulkan|test result' /tmp/qd-test-vk.log | sort -u
+    grep 'test result' /tmp/qd-test-vk.log >> /tmp/qd-test.log
   done
 else
   echo "no Vulkan device: skipped"

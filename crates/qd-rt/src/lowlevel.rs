@@ -194,7 +194,7 @@ impl Device {
             (Imp::Vulkan(v), BufImp::Vulkan(d)) if d.is_of(&v.gpu) => {
                 v.sync()?;
                 let mut data = vec![0u8; b.len * b.elem.bytes() as usize];
-                d.read(&mut data);
+                d.read(&mut data)?;
                 Ok(HostBuffer { elem: b.elem, data })
             }
             (Imp::Hsa(g), BufImp::Hsa(d)) if d.is_of(&g.dev) => {
@@ -245,8 +245,7 @@ impl Device {
             }
             (Imp::Vulkan(v), BufImp::Vulkan(d)) if d.is_of(&v.gpu) => {
                 v.sync()?;
-                d.write(&src.data);
-                Ok(())
+                d.write(&src.data)
             }
             (Imp::Hsa(g), BufImp::Hsa(d)) if d.is_of(&g.dev) => g.dev.upload(d, &src.data),
             (_, BufImp::Cuda(_)) => Err(RtError::usage("a cuda buffer can only be written by its cuda device")),

@@ -143,6 +143,8 @@ pub(crate) struct Lower<'a, 'b> {
     entries: HashMap<u32, (ir::Value, ir::Value)>,
     /// Pointer bits made by `known_ptr_offset` → their byte offset.
     known_offsets: HashMap<ir::Value, ir::Value>,
+    /// The last `ctz` of the mask: its block, the mask value and the lane.
+    lowest_lane: Option<(Block, ir::Value, ir::Value)>,
 }
 
 /// The launch geometry, loaded once at entry.
@@ -281,6 +283,7 @@ pub(crate) fn lower(
         prov: provenance::analyse(f),
         entries: HashMap::new(),
         known_offsets: HashMap::new(),
+        lowest_lane: None,
     };
     l.load_known_entries();
     // Kernel parameters. A pointer parameter is always its own buffer at offset 0 (the launch
@@ -594,13 +597,32 @@ impl Lower<'_, '_> {
         for &a in self.f.args(inst) {
             args.push(self.uniform(a)?);
         }
-        let m = self.b.use_var(self.mask);
-        let lane = self.b.ins().ctz(m);
+        let lane = self.lowest_active_lane();
         let outs = self.scalar_inst(inst, &args, lane, OnFault::Return)?;
         for (&v, &x) in self.f.inst_results(inst).iter().zip(&outs) {
             self.define(v, x)?;
         }
         Ok(())
+    }
+
+    /// The lowest active lane (where a uniform instruction's fault is reported): one `ctz` per
+    /// mask value (0 at width 1), not one per instruction.
+    fn lowest_active_lane(&mut self) -> ir::Value {
+        if self.w == 1 {
+            return self.b.ins().iconst(types::I64, 0);
+        }
+        let m = self.b.use_var(self.mask);
+        let block = self.b.current_block();
+        match self.lowest_lane {
+            Some((b, mv, lane)) if Some(b) == block && mv == m => lane,
+            _ => {
+                let lane = self.b.ins().ctz(m);
+                if let Some(b) = block {
+                    self.lowest_lane = Some((b, m, lane));
+                }
+                lane
+            }
+        }
     }
 
     /// Defines `v` from a value that is the same for every active lane.

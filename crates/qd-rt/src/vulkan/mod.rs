@@ -15,14 +15,17 @@
 //!   maxComputeWorkgroupSubgroups (with a required size), maxPushConstantsSize,
 //!   maxPerStageDescriptorStorageBuffers, maxComputeWorkGroupCount, maxStorageBufferRange.
 //! * **Pipelines** are cached by (kernel text, block, subgroup width); a program is one command
-//!   buffer with a compute→compute barrier between launches; buffers are host-visible and
-//!   downloaded in place.
+//!   buffer with a compute→compute barrier between launches.
+//! * **Buffers** (`staging`): host-visible and mapped on lavapipe, integrated GPUs and mapped
+//!   discrete memory; device-local with batched staging copies on a discrete GPU
+//!   (`QD_VULKAN_MEMORY=staged|mapped` overrides).
 //! * A dispatch that does not finish within `QD_VULKAN_TIMEOUT_S` (default 60 s), or a lost
 //!   device, marks the device unusable (its objects are leaked: the driver may still use them).
 
 mod props;
 pub(crate) mod raw;
 mod spirv;
+pub(crate) mod staging;
 #[cfg(test)]
 mod tests;
 
@@ -257,9 +260,8 @@ impl VulkanDevice {
     /// A new buffer holding `data`.
     pub(crate) fn upload(&self, data: &[u8]) -> Result<Buf, RtError> {
         self.gpu.props.limits.check_buffer(data.len() as u64)?;
-        let b = self.gpu.buffer(data.len() as u64)?;
-        b.write(data);
-        Ok(b)
+        let mut v = self.gpu.buffers_with(&[(data.len() as u64, data)])?;
+        v.pop().ok_or_else(|| RtError::usage("no buffer made"))
     }
 
     /// The dispatch of one launch (`None` for an empty grid, which launches nothing).
@@ -387,14 +389,25 @@ impl VulkanDevice {
         let shape = d.as_ref().map(|d| d.grid);
         self.run(d.into_iter().collect())
             .map_err(|e| e.context(format!("kernel @{} (grid {shape:?}, block {:?})", f.name, k.block)))?;
-        download(argv, &slots);
-        Ok(())
+        self.download(argv, &slots)
     }
 
+    /// The slots of `argv`: its buffers uploaded (together: one staging submission on a staged
+    /// device), its scalars as they are.
     fn upload_args(&self, argv: &[ArgValue]) -> Result<Vec<Slot>, RtError> {
+        let mut items = Vec::new();
+        for a in argv {
+            if let ArgValue::Buffer(b) = a {
+                self.gpu.props.limits.check_buffer(b.data.len() as u64)?;
+                items.push((b.data.len() as u64, b.data.as_slice()));
+            }
+        }
+        let mut bufs = self.gpu.buffers_with(&items)?.into_iter();
         argv.iter()
             .map(|a| match a {
-                ArgValue::Buffer(b) => Ok(Slot::Buf(Arc::new(self.upload(&b.data)?))),
+                ArgValue::Buffer(_) => {
+                    bufs.next().map(|b| Slot::Buf(Arc::new(b))).ok_or_else(|| RtError::usage("a buffer was not made"))
+                }
                 ArgValue::Scalar(t, v) => Ok(Slot::Scalar(*t, *v)),
             })
             .collect()
@@ -435,22 +448,24 @@ impl VulkanDevice {
             }
         }
         self.run(dispatches).map_err(|e| e.context(format!("program @{}", p.name)))?;
-        download(argv, &prog);
+        self.download(argv, &prog)?;
         if let Some(Slot::Buf(d)) = &status {
             let mut word = [0u8; 4];
-            d.read(&mut word);
+            d.read(&mut word)?;
             crate::program::check_status(p, u32::from_le_bytes(word))?;
         }
         Ok(())
     }
-}
 
-/// Copies every buffer back into its argument.
-fn download(argv: &mut [ArgValue], slots: &[Slot]) {
-    for (a, s) in argv.iter_mut().zip(slots) {
-        if let (ArgValue::Buffer(b), Slot::Buf(d)) = (a, s) {
-            d.read(&mut b.data);
+    /// Copies every buffer back into its argument (one staging submission on a staged device).
+    fn download(&self, argv: &mut [ArgValue], slots: &[Slot]) -> Result<(), RtError> {
+        let mut items: Vec<(&Buf, &mut [u8])> = Vec::new();
+        for (a, s) in argv.iter_mut().zip(slots) {
+            if let (ArgValue::Buffer(b), Slot::Buf(d)) = (a, s) {
+                items.push((d.as_ref(), b.data.as_mut_slice()));
+            }
         }
+        self.gpu.read_all(&mut items, self.timeout)
     }
 }
 

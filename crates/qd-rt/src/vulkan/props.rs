@@ -80,6 +80,8 @@ pub(crate) struct Props {
     pub queue_family: u32,
     /// Device extensions qd enables (`VK_EXT_subgroup_size_control`, `VK_EXT_shader_atomic_float`).
     pub extensions: Vec<&'static std::ffi::CStr>,
+    /// Where buffers live.
+    pub memory: super::staging::Memory,
 }
 
 /// `1.3.230`.
@@ -117,11 +119,12 @@ impl Props {
             None => String::new(),
         };
         format!(
-            "{driver}, Vulkan {}, {}, subgroup size {}{sizes}, subgroup ops: {}",
+            "{driver}, Vulkan {}, {}, subgroup size {}{sizes}, subgroup ops: {}, {}",
             version_text(self.reported_api),
             self.type_text(),
             self.subgroup_size,
-            self.subgroup_ops_text()
+            self.subgroup_ops_text(),
+            self.memory.text()
         )
     }
 
@@ -318,6 +321,7 @@ mod tests {
             limits: lavapipe_limits(),
             queue_family: 0,
             extensions: Vec::new(),
+            memory: super::super::staging::Memory::Mapped,
         }
     }
 

@@ -14,6 +14,7 @@
 //! All `unsafe` of the Vulkan device lives here; each block says why it is sound.
 
 use super::props::{Features, Limits, Props, SizeControl};
+use super::staging::Memory;
 use crate::error::RtError;
 use ash::vk;
 use std::ffi::{CStr, CString};
@@ -245,6 +246,12 @@ impl Instance {
             },
             queue_family: queue_family as u32,
             extensions,
+            memory: {
+                // SAFETY: `pd` came from `enumerate_physical_devices` of this instance.
+                let mp = unsafe { inst.get_physical_device_memory_properties(pd) };
+                let n = (mp.memory_type_count as usize).min(mp.memory_types.len());
+                Memory::choose(base.device_type, &mp.memory_types[..n])
+            },
         })
     }
 }
@@ -258,12 +265,16 @@ pub(crate) fn list() -> Result<Vec<Props>, RtError> {
 /// A logical device: the queue, the command pool and the memory type of buffers.
 pub(crate) struct Gpu {
     inst: ManuallyDrop<Instance>,
-    device: ManuallyDrop<ash::Device>,
+    pub(super) device: ManuallyDrop<ash::Device>,
     pd: vk::PhysicalDevice,
-    queue: Mutex<vk::Queue>,
-    cmd_pool: Mutex<vk::CommandPool>,
+    pub(super) queue: Mutex<vk::Queue>,
+    pub(super) cmd_pool: Mutex<vk::CommandPool>,
     pub props: Props,
     poisoned: AtomicBool,
+    /// Where buffers live (`staging`).
+    pub(crate) memory: Memory,
+    /// How long a buffer copy may take (`QD_VULKAN_TIMEOUT_S`, default 60 s).
+    pub(super) timeout: std::time::Duration,
 }
 
 impl Drop for Gpu {
@@ -360,6 +371,8 @@ impl Gpu {
                 return Err(vk_err("vkCreateCommandPool", r));
             }
         };
+        let memory = props.memory;
+        let secs = std::env::var("QD_VULKAN_TIMEOUT_S").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(60);
         Ok(Arc::new(Gpu {
             inst: ManuallyDrop::new(inst),
             device: ManuallyDrop::new(device),
@@ -368,6 +381,8 @@ impl Gpu {
             cmd_pool: Mutex::new(cmd_pool),
             props,
             poisoned: AtomicBool::new(false),
+            memory,
+            timeout: std::time::Duration::from_secs(secs),
         }))
     }
 
@@ -381,48 +396,101 @@ impl Gpu {
         self.poisoned.store(true, Ordering::SeqCst);
     }
 
-    /// A memory type for a buffer: host-visible and coherent, device-local too when one is.
-    fn memory_type(&self, bits: u32) -> Option<u32> {
+    /// A memory type among `bits` with all of `want`, preferring one that also has `prefer`.
+    fn memory_type(&self, bits: u32, want: vk::MemoryPropertyFlags, prefer: vk::MemoryPropertyFlags) -> Option<u32> {
         // SAFETY: `pd` belongs to the instance.
         let mp = unsafe { self.inst.inst.get_physical_device_memory_properties(self.pd) };
-        let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let types = &mp.memory_types[..(mp.memory_type_count as usize).min(mp.memory_types.len())];
         let ok = |i: usize, f: vk::MemoryPropertyFlags| bits & (1 << i) != 0 && types[i].property_flags.contains(f);
-        let local = want | vk::MemoryPropertyFlags::DEVICE_LOCAL;
-        (0..types.len()).find(|&i| ok(i, local)).or_else(|| (0..types.len()).find(|&i| ok(i, want))).map(|i| i as u32)
+        (0..types.len())
+            .find(|&i| ok(i, want | prefer))
+            .or_else(|| (0..types.len()).find(|&i| ok(i, want)))
+            .map(|i| i as u32)
     }
 
-    /// A zero-filled storage buffer of `bytes` bytes (at least 16 are allocated: Vulkan has no
-    /// empty buffers).
-    pub fn buffer(self: &Arc<Self>, bytes: u64) -> Result<Buf, RtError> {
+    /// A buffer of `bytes` bytes (at least 16 are allocated: Vulkan has no empty buffers), not
+    /// initialised: where [`Memory`] says (a staged device's buffers are device-local and take
+    /// transfers), or a host-visible staging buffer when `staging` (`reads`: preferring cached
+    /// memory, which the processor reads fast).
+    fn raw_buffer(self: &Arc<Self>, bytes: u64, staging: Option<bool>) -> Result<Buf, RtError> {
         let alloc = bytes.max(16).next_multiple_of(16);
-        let info = vk::BufferCreateInfo::default()
-            .size(alloc)
-            .usage(vk::BufferUsageFlags::STORAGE_BUFFER)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let transfer = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+        let (usage, want, prefer, mapped) = match (staging, self.memory) {
+            (Some(reads), _) => {
+                let prefer =
+                    if reads { vk::MemoryPropertyFlags::HOST_CACHED } else { vk::MemoryPropertyFlags::empty() };
+                (transfer, host, prefer, true)
+            }
+            (None, Memory::Mapped) => (vk::BufferUsageFlags::STORAGE_BUFFER, host, local, true),
+            (None, Memory::Staged) => {
+                (vk::BufferUsageFlags::STORAGE_BUFFER | transfer, local, vk::MemoryPropertyFlags::empty(), false)
+            }
+        };
+        let info = vk::BufferCreateInfo::default().size(alloc).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
         let d = &self.device;
         // SAFETY: valid device and create info.
         let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|r| vk_err("vkCreateBuffer", r))?;
-        let mut b =
-            Buf { gpu: self.clone(), buffer, memory: vk::DeviceMemory::null(), ptr: std::ptr::null_mut(), bytes };
+        let mut b = Buf {
+            gpu: self.clone(),
+            buffer,
+            memory: vk::DeviceMemory::null(),
+            ptr: std::ptr::null_mut(),
+            bytes,
+            alloc,
+        };
         // SAFETY: `buffer` was just created from this device.
         let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-        let ty = self.memory_type(req.memory_type_bits).ok_or_else(|| {
-            RtError::unavailable(format!("Vulkan device {} has no host-visible coherent memory", self.props.name))
+        let ty = self.memory_type(req.memory_type_bits, want, prefer).ok_or_else(|| {
+            RtError::unavailable(format!(
+                "Vulkan device {} has no memory of type {want:?} for a buffer",
+                self.props.name
+            ))
         })?;
         let mi = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty);
         // SAFETY: the type index comes from the device's memory properties.
         b.memory = unsafe { d.allocate_memory(&mi, None) }.map_err(|r| vk_err("vkAllocateMemory", r))?;
         // SAFETY: memory of a compatible type and size, not bound yet; offset 0.
         unsafe { d.bind_buffer_memory(buffer, b.memory, 0) }.map_err(|r| vk_err("vkBindBufferMemory", r))?;
-        // SAFETY: host-visible memory, mapped once for its whole life (unmapped when freed).
-        let ptr = unsafe { d.map_memory(b.memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }
-            .map_err(|r| vk_err("vkMapMemory", r))?;
-        b.ptr = ptr.cast::<u8>();
-        // SAFETY: the mapping covers at least `alloc` bytes (the requirement's size is ≥ the
-        // buffer's), and nothing else uses the new memory.
-        unsafe { std::ptr::write_bytes(b.ptr, 0, alloc as usize) };
+        if mapped {
+            // SAFETY: host-visible memory, mapped once for its whole life (unmapped when freed).
+            let ptr = unsafe { d.map_memory(b.memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }
+                .map_err(|r| vk_err("vkMapMemory", r))?;
+            b.ptr = ptr.cast::<u8>();
+        }
         Ok(b)
+    }
+
+    /// A host-visible staging buffer of `bytes` bytes (`reads`: for copies to the host).
+    pub(super) fn host_buffer(self: &Arc<Self>, bytes: u64, reads: bool) -> Result<Buf, RtError> {
+        self.raw_buffer(bytes, Some(reads))
+    }
+
+    /// Storage buffers of the given sizes, each zero-filled and then holding its data at its
+    /// start (one submission for all on a staged device).
+    pub fn buffers_with(self: &Arc<Self>, items: &[(u64, &[u8])]) -> Result<Vec<Buf>, RtError> {
+        let mut bufs = Vec::with_capacity(items.len());
+        for &(bytes, _) in items {
+            bufs.push(self.raw_buffer(bytes, None)?);
+        }
+        match self.memory {
+            Memory::Mapped => {
+                for (b, &(_, data)) in bufs.iter().zip(items) {
+                    // SAFETY: the mapping covers at least `alloc` bytes (the requirement's size is
+                    // ≥ the buffer's), and nothing else uses the new memory.
+                    unsafe { std::ptr::write_bytes(b.ptr, 0, b.alloc as usize) };
+                    b.write_mapped(data);
+                }
+            }
+            Memory::Staged => {
+                let refs: Vec<&Buf> = bufs.iter().collect();
+                self.zero_fill(&refs, self.timeout)?;
+                let writes: Vec<(&Buf, &[u8])> = bufs.iter().zip(items).map(|(b, &(_, data))| (b, data)).collect();
+                self.write_all(&writes, self.timeout)?;
+            }
+        }
+        Ok(bufs)
     }
 
     /// Creates a compute pipeline.
@@ -625,17 +693,21 @@ pub(crate) struct PipeDesc<'a> {
     pub full_subgroups: bool,
 }
 
-/// A storage buffer in host-visible coherent memory, mapped for its whole life.
+/// A storage buffer: in host-visible coherent memory, mapped for its whole life, or in
+/// device-local memory reached by staging copies (`staging`).
 pub(crate) struct Buf {
     gpu: Arc<Gpu>,
-    buffer: vk::Buffer,
+    pub(super) buffer: vk::Buffer,
     memory: vk::DeviceMemory,
+    /// The mapping (null for a device-local buffer).
     ptr: *mut u8,
-    /// The size asked for (the allocation may be larger).
+    /// The size asked for.
     pub bytes: u64,
+    /// The size allocated (a multiple of 16, at least 16).
+    alloc: u64,
 }
 
-// SAFETY: the mapped pointer is only dereferenced in `write`/`read`, whose callers hold the
+// SAFETY: the mapped pointer is only dereferenced in the copies below, whose callers hold the
 // device's state lock and have waited for every submission that uses the buffer; the handles are
 // plain identifiers.
 unsafe impl Send for Buf {}
@@ -649,22 +721,49 @@ impl Buf {
         Arc::ptr_eq(&self.gpu, gpu)
     }
 
-    /// Copies `data` into the start of the buffer (at most `bytes` bytes). The caller ensures no
-    /// pending submission uses the buffer.
-    pub fn write(&self, data: &[u8]) {
-        let n = data.len().min(self.bytes as usize);
-        // SAFETY: the mapping holds at least `bytes` bytes; `n ≤ bytes`; the regions cannot
-        // overlap (host memory of the caller vs the driver's mapping).
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr, n) };
+    /// Copies `data` into the buffer's start (at most `bytes` bytes): through the mapping, or a
+    /// staging copy. The caller ensures no pending submission uses the buffer.
+    pub fn write(&self, data: &[u8]) -> Result<(), RtError> {
+        self.gpu.write_all(&[(self, data)], self.gpu.timeout)
     }
 
-    /// Copies the start of the buffer into `out`. The caller ensures no pending submission
-    /// writes the buffer.
-    pub fn read(&self, out: &mut [u8]) {
-        let n = out.len().min(self.bytes as usize);
-        // SAFETY: as for `write`; coherent memory needs no invalidation, and the submission's
-        // final barrier made the shader writes visible to the host.
-        unsafe { std::ptr::copy_nonoverlapping(self.ptr, out.as_mut_ptr(), n) };
+    /// Copies the buffer's start into `out` (at most `bytes` bytes). The caller ensures no
+    /// pending submission writes the buffer.
+    pub fn read(&self, out: &mut [u8]) -> Result<(), RtError> {
+        self.gpu.read_all(&mut [(self, out)], self.gpu.timeout)
+    }
+
+    /// Copies `data` into the mapping at byte `at` (at most up to `bytes`); nothing for an
+    /// unmapped buffer.
+    pub(super) fn write_mapped_at(&self, at: u64, data: &[u8]) {
+        if self.ptr.is_null() || at >= self.bytes {
+            return;
+        }
+        let n = data.len().min((self.bytes - at) as usize);
+        // SAFETY: the mapping holds at least `bytes` bytes; `at + n ≤ bytes`; the regions cannot
+        // overlap (host memory of the caller vs the driver's mapping).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(at as usize), n) };
+    }
+
+    /// Copies the mapping from byte `at` into `out`; nothing for an unmapped buffer.
+    pub(super) fn read_mapped_at(&self, at: u64, out: &mut [u8]) {
+        if self.ptr.is_null() || at >= self.bytes {
+            return;
+        }
+        let n = out.len().min((self.bytes - at) as usize);
+        // SAFETY: as for `write_mapped_at`; coherent memory needs no invalidation, and the
+        // submission's final barrier made the device's writes visible to the host.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(at as usize), out.as_mut_ptr(), n) };
+    }
+
+    /// [`Buf::write_mapped_at`] at 0.
+    pub(super) fn write_mapped(&self, data: &[u8]) {
+        self.write_mapped_at(0, data);
+    }
+
+    /// [`Buf::read_mapped_at`] at 0.
+    pub(super) fn read_mapped(&self, out: &mut [u8]) {
+        self.read_mapped_at(0, out);
     }
 }
 

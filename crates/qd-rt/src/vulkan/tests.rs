@@ -129,9 +129,9 @@ fn one_command_buffer_of_dispatches_with_barriers() {
     let ds: Vec<_> = [100, 10, 1].iter().map(|&a| dev.dispatch(&k, &f, &slots(a), None).unwrap().unwrap()).collect();
     dev.run(ds).unwrap();
     let mut out = vec![0u8; 512];
-    data.read(&mut out);
+    data.read(&mut out).unwrap();
     assert_eq!(words(&out), (111..239).collect::<Vec<u32>>());
-    width.read(&mut out);
+    width.read(&mut out).unwrap();
     assert_eq!(words(&out), vec![dev.gpu.props.subgroup_size; 128], "SubgroupSize is the device's");
     // An empty grid launches nothing.
     assert!(dev.dispatch(&k, &f, &slots(5), Some([0, 1, 1])).unwrap().is_none());
@@ -151,7 +151,7 @@ fn low_level_launches_are_asynchronous_and_ordered() {
     drop(k);
     dev.sync().unwrap();
     let mut out = vec![0u8; 512];
-    data.read(&mut out);
+    data.read(&mut out).unwrap();
     assert_eq!(words(&out), vec![7 + 210; 128]);
 }
 
