@@ -209,6 +209,15 @@ if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
     grep -E '^vulkan .*matched|device vulkan|test result' /tmp/qd-test-vk.log | sort -u
     grep 'test result' /tmp/qd-test-vk.log >> /tmp/qd-test.log
   done
+  # The GPU machine's Vulkan check, end to end on lavapipe: built from the debug executables
+  # the test step made, the bench at 2^16 (scripts/gpu-vulkan-build.sh, gpu-vulkan-check.sh).
+  echo "--- scripts/gpu-vulkan-build.sh + gpu-vulkan-check.sh (lavapipe)"
+  QD_GPU_BUILD_PROFILE=dev bash scripts/gpu-vulkan-build.sh "$PWD/target/gpu-vulkan-ci" > /tmp/qd-gpu-vk.log 2>&1 \
+    || { cat /tmp/qd-gpu-vk.log; exit 1; }
+  QD_GPU_BENCH_EXPS=16 OUT=/tmp/qd-gpu-vk-results bash scripts/gpu-vulkan-check.sh "$PWD/target/gpu-vulkan-ci" \
+    > /tmp/qd-gpu-vk.log 2>&1 || { cat /tmp/qd-gpu-vk.log; cat /tmp/qd-gpu-vk-results/summary.txt; exit 1; }
+  cat /tmp/qd-gpu-vk-results/summary.txt
+  echo "test result: ok. 1 passed; 0 failed (scripts/gpu-vulkan-check.sh on lavapipe)" >> /tmp/qd-test.log
 else
   echo "no Vulkan device: skipped"
 fi

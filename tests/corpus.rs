@@ -8,8 +8,12 @@ use qd_mir::verify::verify_module;
 use qd_mir::Module;
 use std::path::{Path, PathBuf};
 
-/// The repository root.
+/// The repository root: `QD_REPO_ROOT` when set (a test binary built here and run from a copy
+/// of the repository elsewhere, as on the GPU machine), else the one it was built in.
 pub fn repo() -> PathBuf {
+    if let Some(root) = std::env::var_os("QD_REPO_ROOT").filter(|r| !r.is_empty()) {
+        return PathBuf::from(root);
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
