@@ -176,6 +176,15 @@ fn reduce_scan(c: &mut Criterion) {
             b.iter(|| dev.run_program_resident(&m, p, &argv).expect("run"))
         });
     }
+    // f32: integer-valued data (every partial sum exact); qd's result has the GPU form's tree.
+    let fs: Vec<f32> = xs.iter().map(|&x| (x % 1000) as f32).collect();
+    group.bench_function("plain sum f32", |b| b.iter(|| fs.iter().sum::<f32>()));
+    let bits: Vec<u32> = fs.iter().map(|x| x.to_bits()).collect();
+    let (m, bufs) = program(&dev, Algo::Reduce(Combine::Add), ScalarType::F32, None, n, &bits);
+    let argv: Vec<DeviceArg<'_>> = bufs.iter().map(|(d, _)| DeviceArg::Buffer(d)).collect();
+    let p = &m.programs[0];
+    dev.run_program_resident(&m, p, &argv).expect("first run");
+    group.bench_function("qd reduce_add f32", |b| b.iter(|| dev.run_program_resident(&m, p, &argv).expect("run")));
     group.finish();
 }
 

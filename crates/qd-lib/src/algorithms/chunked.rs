@@ -9,7 +9,11 @@
 //! chunk:
 //!
 //! - **reduce** (2 launches): each block folds its chunk into `scratch[b]`; one block folds the
-//!   `B` partials into `out[0]`.
+//!   `B` partials into `out[0]`. Floats instead keep the GPU form's exact tree at the target's
+//!   width `W` (`D` launches): the first level's 256-element tiles are spread over the blocks,
+//!   each tile reduced as the GPU form's `tile_reduce` does — per subgroup the butterfly's lane-0
+//!   pairwise tree, then the subgroup results left to right, the identity past the end — and the
+//!   small levels above run the GPU form's phases.
 //! - **exclusive scan** (3 launches): the chunk folds into `scratch[b]`; one block scans them in
 //!   place (exclusive); each block rescans its chunk from its prefix, writing `out`.
 //! - **radix sort** (3 launches per 8-bit pass): each block counts the digits of its chunk into a
@@ -27,10 +31,10 @@
 //! capacity 0 keeps the GPU forms, its scratch being one slot). `B` is a build-time
 //! constant (in the kernel names), so results never depend on the host's core count.
 
-use super::common::{live_count, shaped_phase_kernel, Call, PhaseParams};
+use super::common::{live_count, shaped_phase_kernel, tiles_of, Call, PhaseParams};
 use super::sort_keys::{load_digit, sortable, Dir, Moves, Payload};
-use super::staircase::{finish_phase_at, rebits, ScanOp};
-use super::{DeviceClass, Options, Strategy};
+use super::staircase::{eval_span, finish_phase_at, load_or_identity, rebits, reduce_phase, Io, Len, ScanOp, Span};
+use super::{DeviceClass, Options, Strategy, BLOCK_DIM};
 use crate::common::{err, identity, Loc};
 use crate::op::Op;
 use qd_frontend::{
@@ -291,6 +295,127 @@ pub(crate) fn exclusive_scan(
     })?;
     let f = finish_phase_at(k, 1)?;
     launch(pb, &f, call, &[arr, scratch, out])
+}
+
+/// `op` over `vals` as the butterfly of `subgroup.reduce` leaves it in lane 0: the pairwise tree in
+/// lane order, each pair's left value first (`T(lo, hi) = op(T(lo, mid), T(mid, hi))`).
+fn lane0_tree(k: &mut KernelBuilder<'_>, op: Op<'_>, vals: &[Val]) -> Result<Val, BuildError> {
+    match vals {
+        [v] => Ok(*v),
+        _ => {
+            let (l, r) = vals.split_at(vals.len() / 2);
+            let a = lane0_tree(k, op, l)?;
+            let b = lane0_tree(k, op, r)?;
+            op.apply(k, a, b)
+        }
+    }
+}
+
+/// The first level of the multi-launch reduction (Quadrants' `_reduce_phase` over 256-element
+/// tiles), with the result bits of the GPU form at width `w`, as `B` one-thread blocks each
+/// taking a contiguous range of tiles. A tile's value is what the GPU form's `tile_reduce`
+/// computes: per subgroup of `w` lanes the butterfly's lane-0 tree ([`lane0_tree`]) over the
+/// elements (the identity past the region's end), then the subgroup results folded left to
+/// right. `min_tiles`: 1 when an empty region still yields one tile (the identity; the last
+/// phase of `reduce`).
+#[allow(clippy::too_many_arguments)]
+fn tree_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    w: u32,
+    b: u32,
+    src: Io,
+    dst: Io,
+    at_least_one: bool,
+) -> Result<(), BuildError> {
+    let (es, ed) = (elem(src.buf)?, elem(dst.buf)?);
+    let name = format!("qd_chunk_tree_{}_w{w}_c{b}_{es}_{}_{ed}_{}", sop.tag(), src.span.tag(), dst.span.tag());
+    let mut ctx = FunctionBuilderContext::new();
+    let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
+    let sbuf = k.buffer("src", es);
+    let dbuf = k.buffer("dst", ed);
+    let min_tiles = k.scalar("min_tiles", ScalarType::U32);
+    let n = live_count(&mut k, &p)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (doff, _) = eval_span(&mut k, n, dst.span)?;
+    let nt0 = tiles_of(&mut k, slen)?;
+    let nt = k.max(nt0, min_tiles)?;
+    let (t_lo, t_hi) = chunk_range(&mut k, nt, b)?;
+    let op = Op::Builtin(sop.op);
+    let nsg = BLOCK_DIM / w;
+    // One subgroup's lane-0 value: `w` elements from `first`, the identity past the region.
+    let subgroup = |k: &mut KernelBuilder<'_>, first: Val| -> Result<Val, BuildError> {
+        let mut vals = Vec::with_capacity(w as usize);
+        for j in 0..w {
+            let i = if j == 0 {
+                first
+            } else {
+                let c = k.const_u32(j)?;
+                k.add(first, c)?
+            };
+            vals.push(load_or_identity(k, sbuf, soff, i, slen, sop)?);
+        }
+        lane0_tree(k, op, &vals)
+    };
+    k.for_range(t_lo, t_hi, None, |k, tile| {
+        let bd = k.const_u32(BLOCK_DIM)?;
+        let base = k.mul(tile, bd)?;
+        let acc = k.declare_var(Type::Scalar(sop.ty));
+        let first = subgroup(k, base)?;
+        k.def_var(acc, first)?;
+        let one = k.const_u32(1)?;
+        let end = k.const_u32(nsg)?;
+        k.for_range(one, end, None, |k, s| {
+            let wc = k.const_u32(w)?;
+            let off = k.mul(s, wc)?;
+            let at = k.add(base, off)?;
+            let v = subgroup(k, at)?;
+            let a = k.use_var(acc)?;
+            let r = op.apply(k, a, v)?;
+            k.def_var(acc, r)
+        })?;
+        let r = k.use_var(acc)?;
+        let at = k.add(doff, tile)?;
+        let bits = rebits(k, r, ed)?;
+        k.store(dbuf, at, bits)
+    })?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[src.buf, dst.buf, ProgramArg::u32(u32::from(at_least_one))])
+}
+
+/// A float `out[0] = op(arr[0:n])` with the multi-launch form's result bits at the target's width
+/// (its block tree, identity padding included): the first level by [`tree_phase`] on the CPU's
+/// blocks, the `D - 1` small levels above it by the GPU form's phases. `D` launches.
+pub(crate) fn reduce_tree(
+    pb: &mut ProgramBuilder,
+    opts: &Options,
+    call: &Call,
+    sop: ScanOp,
+    arr: ProgramArg,
+    out: ProgramArg,
+    scratch: ProgramArg,
+) -> Result<(), BuildError> {
+    let d = call.cap.log256();
+    let b = chunks(call.cap.max_n());
+    let w = opts.target.subgroup_width;
+    let src = Io { buf: arr, span: Span::data() };
+    if d == 1 {
+        let dst = Io { buf: out, span: Span::root(Len::Zero, Len::Zero) };
+        return tree_phase(pb, call, sop, w, b, src, dst, true);
+    }
+    let mut level = Span::root(Len::Zero, Len::Tiles);
+    let first = Io { buf: scratch, span: level };
+    tree_phase(pb, call, sop, w, b, src, first, false)?;
+    let mut src = first;
+    level = level.up();
+    for _ in 2..d {
+        let dst = Io { buf: scratch, span: level };
+        reduce_phase(pb, opts, call, sop, src, dst, false)?;
+        src = dst;
+        level = level.up();
+    }
+    reduce_phase(pb, opts, call, sop, src, Io { buf: out, span: Span::root(Len::Zero, Len::Zero) }, true)
 }
 
 /// `qd_sort_chunk_<phase>_<key>[_<value>]_c<B>`.

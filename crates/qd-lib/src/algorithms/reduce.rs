@@ -7,8 +7,8 @@
 //! the last phase is one block reducing the ≤ 256 remaining values into `out[0]`. The float add
 //! order is that block tree (subgroup reduction, then the subgroup partials left to right).
 //!
-//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets for integers): see
-//! [`super::chunked`], 2 launches.
+//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets): see
+//! [`super::chunked`] — 2 launches for integers, `D` for floats (the block tree, exactly).
 //!
 //! Single-pass (targets with forward progress; integers and float min/max under
 //! [`Strategy::Auto`], any dtype when forced): the decoupled look-back pass of
@@ -54,8 +54,13 @@ fn reduce_impl(
     need_len(pb, loc, scratch, slots, &format!("reduce_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
-    if chunked::pick(loc, &algo, opts, ty.is_int(), "float reductions keep the GPU forms' block-tree order")? {
-        return chunked::reduce(pb, &call, sop, arr, out, scratch).map_err(at(loc));
+    if chunked::pick(loc, &algo, opts, true, "")? {
+        return if ty.is_int() {
+            chunked::reduce(pb, &call, sop, arr, out, scratch)
+        } else {
+            chunked::reduce_tree(pb, opts, &call, sop, arr, out, scratch)
+        }
+        .map_err(at(loc));
     }
     // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
     let order_free = ty.is_int() || op != GroupOp::Add;
@@ -94,8 +99,8 @@ macro_rules! reduce_fn {
         /// [`reduce_scratch_slots(max_n, Some(D))`](super::reduce_scratch_slots) elements; `n`: a
         /// one-element i32 buffer holding the live count. The program checks the lengths, that
         /// `out` and `scratch` are not bound to another buffer of the call, and (status bit)
-        /// that `0 <= n <= max_n` — else nothing is written. Launches: `D` (multi-launch) or 2
-        /// (single-pass, chunked).
+        /// that `0 <= n <= max_n` — else nothing is written. Launches: `D` (multi-launch, chunked
+        /// floats) or 2 (single-pass, chunked integers).
         #[track_caller]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
