@@ -16,6 +16,8 @@
 //!   small levels above run the GPU form's phases.
 //! - **exclusive scan** (3 launches): the chunk folds into `scratch[b]`; one block scans them in
 //!   place (exclusive); each block rescans its chunk from its prefix, writing `out`.
+//! - **select** (5 launches): that scan of the flags into `scratch[0:n]` (partials at
+//!   `scratch[n:]`), then the GPU form's scatter and count phases.
 //! - **radix sort** (3 launches per 8-bit pass): each block counts the digits of its chunk into a
 //!   256-entry shared histogram and writes it digit-major, `scratch[d·B + b]`; one block
 //!   exclusive-scans the `256·B` counts in place (so `scratch[d·B + b]` is the number of keys
@@ -168,33 +170,37 @@ fn launch(pb: &mut ProgramBuilder, f: &qd_mir::Function, call: &Call, rest: &[Pr
     pb.launch(f, &args)
 }
 
-/// Each block folds its chunk of `src` into `part[b]`.
+/// Each block folds its chunk of the region `src` into element `b` of the region `part`.
 fn partials_phase(
     pb: &mut ProgramBuilder,
     call: &Call,
     sop: ScanOp,
-    src: ProgramArg,
-    part: ProgramArg,
+    src: Io,
+    part: Io,
     b: u32,
 ) -> Result<(), BuildError> {
-    let (es, ep) = (elem(src)?, elem(part)?);
-    let name = format!("qd_chunk_reduce_{}_c{b}_{es}_{ep}", sop.tag());
+    let (es, ep) = (elem(src.buf)?, elem(part.buf)?);
+    let name = format!("qd_chunk_reduce_{}_c{b}_{es}_{}_{ep}_{}", sop.tag(), src.span.tag(), part.span.tag());
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
     let s = k.buffer("src", es);
     let d = k.buffer("part", ep);
     let n = live_count(&mut k, &p)?;
-    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (poff, _) = eval_span(&mut k, n, part.span)?;
+    let (lo, hi) = chunk_range(&mut k, slen, b)?;
     let id = identity(&mut k, sop.op, sop.ty)?;
     let r = fold(&mut k, sop, id, lo, hi, |k, i, _| {
-        let x = k.load(s, i)?;
+        let at = k.add(soff, i)?;
+        let x = k.load(s, at)?;
         rebits(k, x, sop.ty)
     })?;
     let blk = k.block_id(Dim::X)?;
+    let at = k.add(poff, blk)?;
     let w = rebits(&mut k, r, ep)?;
-    k.store(d, blk, w)?;
+    k.store(d, at, w)?;
     let f = finish_phase_at(k, 1)?;
-    launch(pb, &f, call, &[src, part])
+    launch(pb, &f, call, &[src.buf, part.buf])
 }
 
 /// One block: `dst[0] = op(part[0 : b])`.
@@ -225,15 +231,16 @@ fn fold_phase(
     launch(pb, &f, call, &[part, dst])
 }
 
-/// One block: the exclusive scan of `buf[0 : len]` in place, from the identity.
-fn scan_in_place(k: &mut KernelBuilder<'_>, sop: ScanOp, buf: Buf, len: Val) -> Result<(), BuildError> {
+/// One block: the exclusive scan of `buf[off : off + len]` in place, from the identity.
+fn scan_in_place(k: &mut KernelBuilder<'_>, sop: ScanOp, buf: Buf, off: Val, len: Val) -> Result<(), BuildError> {
     let e = buf.elem();
     let zero = k.const_u32(0)?;
     let id = identity(k, sop.op, sop.ty)?;
     fold(k, sop, id, zero, len, |k, j, acc| {
-        let x = k.load(buf, j)?;
+        let at = k.add(off, j)?;
+        let x = k.load(buf, at)?;
         let w = rebits(k, acc, e)?;
-        k.store(buf, j, w)?;
+        k.store(buf, at, w)?;
         rebits(k, x, sop.ty)
     })?;
     Ok(())
@@ -249,52 +256,69 @@ pub(crate) fn reduce(
     scratch: ProgramArg,
 ) -> Result<(), BuildError> {
     let b = chunks(call.cap.max_n());
-    partials_phase(pb, call, sop, arr, scratch, b)?;
+    let part = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+    partials_phase(pb, call, sop, Io { buf: arr, span: Span::data() }, part, b)?;
     fold_phase(pb, call, sop, scratch, out, b)
 }
 
-/// `out[i] = op(arr[0:i])` in three launches; `scratch` holds the chunk partials.
+/// The exclusive scan of the region `src` into the region `dst` (`dst` may be another region of
+/// the partials' buffer), in three launches; the `B` chunk partials go to the region `part`.
 pub(crate) fn exclusive_scan(
     pb: &mut ProgramBuilder,
     call: &Call,
     sop: ScanOp,
-    arr: ProgramArg,
-    out: ProgramArg,
-    scratch: ProgramArg,
+    src: Io,
+    dst: Io,
+    part: Io,
 ) -> Result<(), BuildError> {
     let b = chunks(call.cap.max_n());
-    partials_phase(pb, call, sop, arr, scratch, b)?;
-    let ep = elem(scratch)?;
-    let name = format!("qd_chunk_scan_parts_{}_c{b}_{ep}", sop.tag());
+    partials_phase(pb, call, sop, src, part, b)?;
+    let ep = elem(part.buf)?;
+    let name = format!("qd_chunk_scan_parts_{}_c{b}_{ep}_{}", sop.tag(), part.span.tag());
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = chunk_kernel(&mut ctx, &name, 1)?;
-    let part = k.buffer("part", ep);
-    let _ = live_count(&mut k, &p)?;
+    let pbuf = k.buffer("part", ep);
+    let n = live_count(&mut k, &p)?;
+    let (poff, _) = eval_span(&mut k, n, part.span)?;
     let len = k.const_u32(b)?;
-    scan_in_place(&mut k, sop, part, len)?;
+    scan_in_place(&mut k, sop, pbuf, poff, len)?;
     let f = finish_phase_at(k, 1)?;
-    launch(pb, &f, call, &[scratch])?;
+    launch(pb, &f, call, &[part.buf])?;
 
-    let (es, ed) = (elem(arr)?, elem(out)?);
-    let name = format!("qd_chunk_scan_{}_c{b}_{es}_{ep}_{ed}", sop.tag());
+    let (es, ed) = (elem(src.buf)?, elem(dst.buf)?);
+    let name = format!(
+        "qd_chunk_scan_{}_c{b}_{es}_{}_{ep}_{}_{ed}_{}",
+        sop.tag(),
+        src.span.tag(),
+        part.span.tag(),
+        dst.span.tag()
+    );
     let mut ctx = FunctionBuilderContext::new();
     let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
     let s = k.buffer("src", es);
-    let part = k.buffer("part", ep);
+    let pbuf = k.buffer("part", ep);
     let d = k.buffer("dst", ed);
     let n = live_count(&mut k, &p)?;
-    let (lo, hi) = chunk_range(&mut k, n, b)?;
+    let (soff, slen) = eval_span(&mut k, n, src.span)?;
+    let (poff, _) = eval_span(&mut k, n, part.span)?;
+    let (doff, _) = eval_span(&mut k, n, dst.span)?;
+    let (lo, hi) = chunk_range(&mut k, slen, b)?;
     let blk = k.block_id(Dim::X)?;
-    let pre = k.load(part, blk)?;
+    let at = k.add(poff, blk)?;
+    let pre = k.load(pbuf, at)?;
     let pre = rebits(&mut k, pre, sop.ty)?;
     fold(&mut k, sop, pre, lo, hi, |k, i, acc| {
-        let x = k.load(s, i)?;
+        let si = k.add(soff, i)?;
+        let x = k.load(s, si)?;
         let w = rebits(k, acc, ed)?;
-        k.store(d, i, w)?;
+        let di = k.add(doff, i)?;
+        k.store(d, di, w)?;
         rebits(k, x, sop.ty)
     })?;
     let f = finish_phase_at(k, 1)?;
-    launch(pb, &f, call, &[arr, scratch, out])
+    // `part` and `dst` may be one buffer (a select's scratch holds both): the launch binds it to
+    // both parameters.
+    launch(pb, &f, call, &[src.buf, part.buf, dst.buf])
 }
 
 /// `op` over `vals` as the butterfly of `subgroup.reduce` leaves it in lane 0: the pairwise tree in
@@ -488,7 +512,8 @@ fn sort_offsets_phase(pb: &mut ProgramBuilder, call: &Call, scratch: ProgramArg,
     let _ = live_count(&mut k, &pp)?;
     let len = k.const_u32(RADIX * b)?;
     let sop = ScanOp { ty: ScalarType::U32, op: qd_mir::GroupOp::Add };
-    scan_in_place(&mut k, sop, sc, len)?;
+    let zero = k.const_u32(0)?;
+    scan_in_place(&mut k, sop, sc, zero, len)?;
     let f = finish_phase_at(k, 1)?;
     launch(pb, &f, call, &[scratch])
 }

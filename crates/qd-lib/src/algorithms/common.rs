@@ -175,7 +175,7 @@ pub(crate) fn single_pass(loc: Loc, algo: &str, opts: &Options, fits: bool, need
         Strategy::Chunked => Err(err(
             loc,
             ErrorKind::Config,
-            format!("{algo}: Strategy::Chunked is offered by reduce, exclusive scan and sort only"),
+            format!("{algo}: Strategy::Chunked is offered by reduce, exclusive scan, select and sort only"),
         )),
     }
 }

@@ -49,7 +49,9 @@ fn scan_impl(
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
     if chunked::pick(loc, &algo, opts, ty.is_int(), "float scans keep the GPU forms' block-tree order")? {
-        return chunked::exclusive_scan(pb, &call, sop, arr, out, scratch).map_err(at(loc));
+        let (src, dst) = (Io { buf: arr, span: Span::data() }, Io { buf: out, span: Span::data() });
+        let part = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+        return chunked::exclusive_scan(pb, &call, sop, src, dst, part).map_err(at(loc));
     }
     // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
     let order_free = ty.is_int() || op != GroupOp::Add;

@@ -6,7 +6,8 @@
 //! Phases: the scan of the flags into `scratch[0:n]` (i32 values staged as u32), its block
 //! partials from `scratch[n]` (multi-launch: `2D - 1` launches of [`super::staircase`]; single
 //! pass: 2 launches of [`super::lookback`] with its state from `scratch[n]`), then the scatter
-//! and a one-thread count: `2D + 1` launches (multi-launch) or 4 (single pass).
+//! and a one-thread count: `2D + 1` launches (multi-launch), 4 (single pass) or 5 (chunked, the
+//! CPU form: the scan of [`super::chunked`], partials from `scratch[n]`).
 //!
 //! As in Quadrants the flags must be exactly 0 or 1 (they are summed as they are: another value
 //! gives wrong indices; a non-zero flag selects). Unlike Quadrants, `n = 0` writes
@@ -14,6 +15,7 @@
 //! `log256_max_n` (the formula counts the natural depth's partial levels only).
 
 use super::args::{need_data, need_distinct, need_len, scratch_need};
+use super::chunked;
 use super::common::{buffer_elem, live_count, phase_kernel, single_pass, Call};
 use super::lookback;
 use super::staircase::{emit_scan, finish_phase, inplace_footprint, Io, Len, ScanOp, Span};
@@ -272,12 +274,17 @@ pub fn select(
     need_distinct(pb, loc, &roles)?;
     let formula = select_scratch_slots(max_n);
     let fits = lookback::fits(cap, max_n, formula);
-    let single = single_pass(loc, "select", opts, fits, &lookback::need_text(cap, max_n, formula))?;
+    // The flags' scan is exact in any order: the chunked CPU form on CPU targets.
+    let chunk = chunked::pick(loc, "select", opts, true, "")?;
+    let single = !chunk && single_pass(loc, "select", opts, fits, &lookback::need_text(cap, max_n, formula))?;
     (|| {
         let sop = ScanOp { ty: ScalarType::I32, op: GroupOp::Add };
         let src = Io { buf: flags, span: Span::data() };
         let idx = Io { buf: scratch, span: Span::root(Len::Zero, Len::N) };
-        if single {
+        if chunk {
+            let part = Io { buf: scratch, span: Span::root(Len::N, Len::Zero) };
+            chunked::exclusive_scan(pb, &call, sop, src, idx, part)?;
+        } else if single {
             let state = Io { buf: scratch, span: Span::root(Len::N, Len::Zero) };
             lookback::emit(pb, opts, &call, sop, src, Some(idx), None, state)?;
         } else {

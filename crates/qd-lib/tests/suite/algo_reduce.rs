@@ -380,7 +380,7 @@ fn chunked_errors() -> Outcome {
         (pb.buffer("ko", ScalarType::U32), pb.buffer("vo", ScalarType::U32), pb.buffer("r", ScalarType::I32));
     let line = line!() + 1;
     let r = algorithms::reduce_by_key_add(&mut pb, &cpu, u, u2, ko, vo, runs, us, n, cap);
-    expect_build_error(r, line, "offered by reduce, exclusive scan and sort only")?;
+    expect_build_error(r, line, "offered by reduce, exclusive scan, select and sort only")?;
     // and where it is offered, it builds: u32 reduce on a CPU target
     let o = pb.buffer("o", ScalarType::U32);
     algorithms::reduce_add(&mut pb, &cpu, u, o, us, n, cap).map_err(|e| e.to_string())

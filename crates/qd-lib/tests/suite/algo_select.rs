@@ -7,7 +7,8 @@
 //! the selected elements in order, then `out`'s untouched tail, and the count.
 
 use crate::algo_ref::{
-    build_prog, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw, strategies, SMALL_NS,
+    build_prog, chunked_on, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw,
+    strategies, SMALL_NS,
 };
 use crate::elem::mix;
 use crate::harness::{check, read, Outcome, Suite};
@@ -45,7 +46,7 @@ pub fn register(s: &mut Suite) {
     s.case("algo::select/aos2_i32/small_ns", move |dev| small(dev, &aos2, 9));
     s.case("algo::select/u32/big_ns_and_strategies", |dev| big(dev, &Layout::scalar(ScalarType::U32)));
     s.case("algo::select/u32/over_specified_depth", over_specified);
-    s.case("algo::select/u32/n1000003_cuda_only", huge);
+    s.case("algo::select/u32/n1000003_cuda_and_cpu", huge);
     s.case("algo::select/errors/short_scratch", short_scratch);
     s.case("algo::select/errors/live_count_out_of_range", out_of_range);
     s.case("algo::select/errors/build", |_| build_errors());
@@ -193,6 +194,14 @@ fn small(dev: &Device, l: &Layout, salt: usize) -> Outcome {
             run_check(dev, &m, l, cap257, n, pattern, "single-pass")?;
         }
     }
+    if chunked_on(dev) {
+        for cap in [cap257, cap256] {
+            let m = program(dev, l, &opts(dev, Strategy::Chunked), cap)?;
+            for (k, &n) in SMALL_NS.iter().enumerate().filter(|&(_, &n)| n as u64 <= cap.max_n()) {
+                run_check(dev, &m, l, cap, n, k + salt, "chunked")?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -204,6 +213,13 @@ fn big(dev: &Device, l: &Layout) -> Outcome {
         let m = program(dev, l, &opts(dev, Strategy::SinglePass), cap)?;
         // 5 tiles of 1024 (the long look-back chains are covered by the scan family)
         run_check(dev, &m, l, cap, 5000, 0, "single-pass")?;
+    }
+    if chunked_on(dev) {
+        // 64 chunks of 1025, live counts around the chunk size
+        let m = program(dev, l, &opts(dev, Strategy::Chunked), cap)?;
+        for (n, pattern) in [(65_537, 5), (1025, 1), (1024, 2), (63, 3)] {
+            run_check(dev, &m, l, cap, n, pattern, "chunked")?;
+        }
     }
     Ok(())
 }
@@ -227,15 +243,18 @@ fn over_specified(dev: &Device) -> Outcome {
     Ok(())
 }
 
-/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+/// 1 000 003 elements, every strategy: CUDA, and the chunked form on the native cpu device (too
+/// slow for the interpreter and lavapipe).
 fn huge(dev: &Device) -> Outcome {
-    if dev.info().kind != DeviceKind::Cuda {
-        return Ok(());
-    }
+    let list = match dev.info().kind {
+        DeviceKind::Cuda => strategies(dev),
+        DeviceKind::Cpu => vec![Strategy::Chunked],
+        DeviceKind::Interp | DeviceKind::Vulkan | DeviceKind::Hsa | DeviceKind::Sim => return Ok(()),
+    };
     let l = Layout::scalar(ScalarType::U32);
     let n = 1_000_003usize;
     let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
-    for strategy in strategies(dev) {
+    for strategy in list {
         let m = program(dev, &l, &opts(dev, strategy), cap)?;
         run_check(dev, &m, &l, cap, n, 5, &format!("{strategy:?}"))?;
     }
@@ -260,6 +279,9 @@ fn out_of_range(dev: &Device) -> Outcome {
     let mut strategies = vec![Strategy::MultiLaunch];
     if dev.info().forward_progress {
         strategies.push(Strategy::SinglePass);
+    }
+    if chunked_on(dev) {
+        strategies.push(Strategy::Chunked);
     }
     for strategy in strategies {
         let m = program(dev, &l, &opts(dev, strategy), cap)?;
