@@ -28,10 +28,9 @@ mkdir -p "$DIR/bin" "$DIR/gl"
 profile=${QD_GPU_BUILD_PROFILE:-release}
 if [ "$profile" = release ]; then rel=--release; out=release; else rel=; out=debug; fi
 
-# The test and bench executables: cargo names them NAME-<hash>; the JSON messages say which.
-# shellcheck disable=SC2086
-exes=$(cargo test $rel --no-run --message-format=json \
-    -p qd-tests --test vulkan_corpus -p qd-rt --test vulkan --test programs -p qd-lib --test suite 2>/dev/null |
+# The test and bench executables: cargo names them NAME-<hash>; its JSON messages say which
+# (`TARGET PACKAGE PATH` per executable).
+executables() {
   python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -39,25 +38,20 @@ for line in sys.stdin:
         m = json.loads(line)
     except ValueError:
         continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m.get("profile", {}).get("test"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
         print(m["target"]["name"], m["package_id"].split("#")[0].rsplit("/", 1)[-1], m["executable"])
-')
+'
+}
+# shellcheck disable=SC2086
+exes=$(cargo test $rel --no-run --message-format=json \
+    -p qd-tests --test vulkan_corpus -p qd-rt --test vulkan --test programs -p qd-lib --test suite 2>/dev/null |
+  executables)
 if [ "$profile" = release ]; then
   bench_build=(cargo bench --no-run --message-format=json -p qd-benches --bench algorithms)
 else
   bench_build=(cargo test --no-run --message-format=json -p qd-benches --bench algorithms)
 fi
-bench=$("${bench_build[@]}" 2>/dev/null |
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "algorithms":
-        print(m["executable"])
-')
+bench=$("${bench_build[@]}" 2>/dev/null | executables | awk '$1 == "algorithms" {print $3}')
 # shellcheck disable=SC2086
 cargo build $rel --quiet -p qdc
 while read -r target pkg exe; do

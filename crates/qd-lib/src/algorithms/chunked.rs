@@ -170,6 +170,37 @@ fn launch(pb: &mut ProgramBuilder, f: &qd_mir::Function, call: &Call, rest: &[Pr
     pb.launch(f, &args)
 }
 
+/// A chunked phase's kernel reading region `src` and writing region `dst` (buffer parameters
+/// `src` and `dst_name`, then the `u32` scalars `scalars`), with the live count checked and both
+/// regions evaluated.
+struct IoKernel<'c> {
+    k: KernelBuilder<'c>,
+    src: Buf,
+    dst: Buf,
+    scalars: Vec<Val>,
+    src_off: Val,
+    src_len: Val,
+    dst_off: Val,
+}
+
+fn io_kernel<'c>(
+    ctx: &'c mut FunctionBuilderContext,
+    name: &str,
+    grid: u32,
+    (src, dst): (Io, Io),
+    dst_name: &str,
+    scalars: &[&str],
+) -> Result<IoKernel<'c>, BuildError> {
+    let (mut k, p) = chunk_kernel(ctx, name, grid)?;
+    let sbuf = k.buffer("src", elem(src.buf)?);
+    let dbuf = k.buffer(dst_name, elem(dst.buf)?);
+    let scalars = scalars.iter().map(|s| k.scalar(s, ScalarType::U32)).collect();
+    let n = live_count(&mut k, &p)?;
+    let (src_off, src_len) = eval_span(&mut k, n, src.span)?;
+    let (dst_off, _) = eval_span(&mut k, n, dst.span)?;
+    Ok(IoKernel { k, src: sbuf, dst: dbuf, scalars, src_off, src_len, dst_off })
+}
+
 /// Each block folds its chunk of the region `src` into element `b` of the region `part`.
 fn partials_phase(
     pb: &mut ProgramBuilder,
@@ -182,12 +213,8 @@ fn partials_phase(
     let (es, ep) = (elem(src.buf)?, elem(part.buf)?);
     let name = format!("qd_chunk_reduce_{}_c{b}_{es}_{}_{ep}_{}", sop.tag(), src.span.tag(), part.span.tag());
     let mut ctx = FunctionBuilderContext::new();
-    let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
-    let s = k.buffer("src", es);
-    let d = k.buffer("part", ep);
-    let n = live_count(&mut k, &p)?;
-    let (soff, slen) = eval_span(&mut k, n, src.span)?;
-    let (poff, _) = eval_span(&mut k, n, part.span)?;
+    let IoKernel { mut k, src: s, dst: d, src_off: soff, src_len: slen, dst_off: poff, .. } =
+        io_kernel(&mut ctx, &name, b, (src, part), "part", &[])?;
     let (lo, hi) = chunk_range(&mut k, slen, b)?;
     let id = identity(&mut k, sop.op, sop.ty)?;
     let r = fold(&mut k, sop, id, lo, hi, |k, i, _| {
@@ -356,13 +383,11 @@ fn tree_phase(
     let (es, ed) = (elem(src.buf)?, elem(dst.buf)?);
     let name = format!("qd_chunk_tree_{}_w{w}_c{b}_{es}_{}_{ed}_{}", sop.tag(), src.span.tag(), dst.span.tag());
     let mut ctx = FunctionBuilderContext::new();
-    let (mut k, p) = chunk_kernel(&mut ctx, &name, b)?;
-    let sbuf = k.buffer("src", es);
-    let dbuf = k.buffer("dst", ed);
-    let min_tiles = k.scalar("min_tiles", ScalarType::U32);
-    let n = live_count(&mut k, &p)?;
-    let (soff, slen) = eval_span(&mut k, n, src.span)?;
-    let (doff, _) = eval_span(&mut k, n, dst.span)?;
+    let IoKernel { mut k, src: sbuf, dst: dbuf, scalars, src_off: soff, src_len: slen, dst_off: doff } =
+        io_kernel(&mut ctx, &name, b, (src, dst), "dst", &["min_tiles"])?;
+    let &[min_tiles] = scalars.as_slice() else {
+        return Err(BuildError::new(std::panic::Location::caller(), ErrorKind::Config, "tree phase: one scalar"));
+    };
     let nt0 = tiles_of(&mut k, slen)?;
     let nt = k.max(nt0, min_tiles)?;
     let (t_lo, t_hi) = chunk_range(&mut k, nt, b)?;

@@ -55,6 +55,29 @@ impl Memory {
     }
 }
 
+/// Where each copy of a batch lies in its staging buffer.
+struct Staging {
+    /// Per copy: its offset in the staging buffer and its byte count (the host side's length,
+    /// at most the device buffer's size); 16-byte aligned offsets.
+    slots: Vec<(u64, u64)>,
+    /// The staging buffer's size.
+    total: u64,
+}
+
+impl Staging {
+    /// The layout for copies of `(device buffer bytes, host bytes)`; `None` when nothing moves.
+    fn plan(items: impl Iterator<Item = (u64, usize)>) -> Option<Staging> {
+        let mut slots = Vec::new();
+        let mut total = 0u64;
+        for (bytes, host) in items {
+            let n = (host as u64).min(bytes);
+            slots.push((total, n));
+            total += n.next_multiple_of(16);
+        }
+        (total > 0).then_some(Staging { slots, total })
+    }
+}
+
 /// The global memory barrier between compute work and transfers (in both directions).
 fn barrier(d: &ash::Device, cmd: vk::CommandBuffer, dst_stage: vk::PipelineStageFlags, dst: vk::AccessFlags) {
     let all = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
@@ -179,20 +202,16 @@ impl Gpu {
             }
             return Ok(());
         }
-        let sizes: Vec<u64> = items.iter().map(|(b, data)| (data.len() as u64).min(b.bytes)).collect();
-        let total: u64 = sizes.iter().map(|s| s.next_multiple_of(16)).sum();
-        if total == 0 {
+        let Some(plan) = Staging::plan(items.iter().map(|(b, data)| (b.bytes, data.len()))) else {
             return Ok(());
-        }
-        let stage = self.host_buffer(total, false)?;
-        let mut at = 0u64;
+        };
+        let stage = self.host_buffer(plan.total, false)?;
         let mut copies = Vec::with_capacity(items.len());
-        for ((b, data), &n) in items.iter().zip(&sizes) {
+        for ((b, data), &(at, n)) in items.iter().zip(&plan.slots) {
             if n > 0 {
                 stage.write_mapped_at(at, &data[..n as usize]);
                 copies.push((b.buffer, vk::BufferCopy { src_offset: at, dst_offset: 0, size: n }));
             }
-            at += n.next_multiple_of(16);
         }
         self.one_shot(timeout, |d, cmd| {
             barrier(d, cmd, vk::PipelineStageFlags::TRANSFER, vk::AccessFlags::TRANSFER_WRITE);
@@ -224,20 +243,16 @@ impl Gpu {
             }
             return Ok(());
         }
-        let sizes: Vec<u64> = items.iter().map(|(b, out)| (out.len() as u64).min(b.bytes)).collect();
-        let total: u64 = sizes.iter().map(|s| s.next_multiple_of(16)).sum();
-        if total == 0 {
+        let Some(plan) = Staging::plan(items.iter().map(|(b, out)| (b.bytes, out.len()))) else {
             return Ok(());
-        }
-        let stage = self.host_buffer(total, true)?;
-        let mut at = 0u64;
-        let mut copies = Vec::with_capacity(items.len());
-        for ((b, _), &n) in items.iter().zip(&sizes) {
-            if n > 0 {
-                copies.push((b.buffer, vk::BufferCopy { src_offset: 0, dst_offset: at, size: n }));
-            }
-            at += n.next_multiple_of(16);
-        }
+        };
+        let stage = self.host_buffer(plan.total, true)?;
+        let copies: Vec<_> = items
+            .iter()
+            .zip(&plan.slots)
+            .filter(|&(_, &(_, n))| n > 0)
+            .map(|((b, _), &(at, n))| (b.buffer, vk::BufferCopy { src_offset: 0, dst_offset: at, size: n }))
+            .collect();
         self.one_shot(timeout, |d, cmd| {
             barrier(d, cmd, vk::PipelineStageFlags::TRANSFER, vk::AccessFlags::TRANSFER_READ);
             for (src, region) in &copies {
@@ -247,10 +262,8 @@ impl Gpu {
             }
             barrier(d, cmd, vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ);
         })?;
-        let mut at = 0u64;
-        for ((_, out), &n) in items.iter_mut().zip(&sizes) {
+        for ((_, out), &(at, n)) in items.iter_mut().zip(&plan.slots) {
             stage.read_mapped_at(at, &mut out[..n as usize]);
-            at += n.next_multiple_of(16);
         }
         Ok(())
     }
