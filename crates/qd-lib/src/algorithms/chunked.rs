@@ -15,7 +15,10 @@
 //!   pairwise tree, then the subgroup results left to right, the identity past the end — and the
 //!   small levels above run the GPU form's phases.
 //! - **exclusive scan** (3 launches): the chunk folds into `scratch[b]`; one block scans them in
-//!   place (exclusive); each block rescans its chunk from its prefix, writing `out`.
+//!   place (exclusive); each block rescans its chunk from its prefix, writing `out`. Floats keep
+//!   the GPU form's order (`2D - 1` launches): the float reduce's tree phase for the tile sums,
+//!   the GPU form's phases for the small levels, and its downsweep on the blocks, each tile's
+//!   block scan computed as the GPU form does it.
 //! - **select** (5 launches): that scan of the flags into `scratch[0:n]` (partials at
 //!   `scratch[n:]`), then the GPU form's scatter and count phases.
 //! - **radix sort** (3 launches per 8-bit pass): each block counts the digits of its chunk into a
@@ -35,7 +38,10 @@
 
 use super::common::{live_count, shaped_phase_kernel, tiles_of, Call, PhaseParams};
 use super::sort_keys::{load_digit, sortable, Dir, Moves, Payload};
-use super::staircase::{eval_span, finish_phase_at, load_or_identity, rebits, reduce_phase, Io, Len, ScanOp, Span};
+use super::staircase::{
+    emit_scan_inplace, eval_span, finish_phase_at, load_or_identity, rebits, reduce_phase, scan_tile_phase, Io, Len,
+    ScanOp, Span,
+};
 use super::{DeviceClass, Options, Strategy, BLOCK_DIM};
 use crate::common::{err, identity, Loc};
 use crate::op::Op;
@@ -170,35 +176,40 @@ fn launch(pb: &mut ProgramBuilder, f: &qd_mir::Function, call: &Call, rest: &[Pr
     pb.launch(f, &args)
 }
 
-/// A chunked phase's kernel reading region `src` and writing region `dst` (buffer parameters
-/// `src` and `dst_name`, then the `u32` scalars `scalars`), with the live count checked and both
-/// regions evaluated.
+/// A chunked phase's kernel over regions of buffers: a buffer parameter per `(name, region)`
+/// in order, then the `u32` scalars `scalars`, with the live count checked and every region's
+/// `(offset, length)` evaluated.
 struct IoKernel<'c> {
     k: KernelBuilder<'c>,
-    src: Buf,
-    dst: Buf,
+    bufs: Vec<Buf>,
+    spans: Vec<(Val, Val)>,
     scalars: Vec<Val>,
-    src_off: Val,
-    src_len: Val,
-    dst_off: Val,
 }
 
 fn io_kernel<'c>(
     ctx: &'c mut FunctionBuilderContext,
     name: &str,
     grid: u32,
-    (src, dst): (Io, Io),
-    dst_name: &str,
+    regions: &[(&str, Io)],
     scalars: &[&str],
 ) -> Result<IoKernel<'c>, BuildError> {
     let (mut k, p) = chunk_kernel(ctx, name, grid)?;
-    let sbuf = k.buffer("src", elem(src.buf)?);
-    let dbuf = k.buffer(dst_name, elem(dst.buf)?);
+    let mut bufs = Vec::with_capacity(regions.len());
+    for (name, io) in regions {
+        bufs.push(k.buffer(name, elem(io.buf)?));
+    }
     let scalars = scalars.iter().map(|s| k.scalar(s, ScalarType::U32)).collect();
     let n = live_count(&mut k, &p)?;
-    let (src_off, src_len) = eval_span(&mut k, n, src.span)?;
-    let (dst_off, _) = eval_span(&mut k, n, dst.span)?;
-    Ok(IoKernel { k, src: sbuf, dst: dbuf, scalars, src_off, src_len, dst_off })
+    let mut spans = Vec::with_capacity(regions.len());
+    for (_, io) in regions {
+        spans.push(eval_span(&mut k, n, io.span)?);
+    }
+    Ok(IoKernel { k, bufs, spans, scalars })
+}
+
+/// The error of a chunked kernel whose parameter lists do not have the expected shape.
+fn shape_error(what: &str) -> BuildError {
+    BuildError::new(std::panic::Location::caller(), ErrorKind::Config, format!("chunked phase: {what}"))
 }
 
 /// Each block folds its chunk of the region `src` into element `b` of the region `part`.
@@ -213,8 +224,10 @@ fn partials_phase(
     let (es, ep) = (elem(src.buf)?, elem(part.buf)?);
     let name = format!("qd_chunk_reduce_{}_c{b}_{es}_{}_{ep}_{}", sop.tag(), src.span.tag(), part.span.tag());
     let mut ctx = FunctionBuilderContext::new();
-    let IoKernel { mut k, src: s, dst: d, src_off: soff, src_len: slen, dst_off: poff, .. } =
-        io_kernel(&mut ctx, &name, b, (src, part), "part", &[])?;
+    let IoKernel { mut k, bufs, spans, .. } = io_kernel(&mut ctx, &name, b, &[("src", src), ("part", part)], &[])?;
+    let (&[s, d], &[(soff, slen), (poff, _)]) = (bufs.as_slice(), spans.as_slice()) else {
+        return Err(shape_error("partials"));
+    };
     let (lo, hi) = chunk_range(&mut k, slen, b)?;
     let id = identity(&mut k, sop.op, sop.ty)?;
     let r = fold(&mut k, sop, id, lo, hi, |k, i, _| {
@@ -383,10 +396,12 @@ fn tree_phase(
     let (es, ed) = (elem(src.buf)?, elem(dst.buf)?);
     let name = format!("qd_chunk_tree_{}_w{w}_c{b}_{es}_{}_{ed}_{}", sop.tag(), src.span.tag(), dst.span.tag());
     let mut ctx = FunctionBuilderContext::new();
-    let IoKernel { mut k, src: sbuf, dst: dbuf, scalars, src_off: soff, src_len: slen, dst_off: doff } =
-        io_kernel(&mut ctx, &name, b, (src, dst), "dst", &["min_tiles"])?;
-    let &[min_tiles] = scalars.as_slice() else {
-        return Err(BuildError::new(std::panic::Location::caller(), ErrorKind::Config, "tree phase: one scalar"));
+    let IoKernel { mut k, bufs, spans, scalars } =
+        io_kernel(&mut ctx, &name, b, &[("src", src), ("dst", dst)], &["min_tiles"])?;
+    let (&[sbuf, dbuf], &[(soff, slen), (doff, _)], &[min_tiles]) =
+        (bufs.as_slice(), spans.as_slice(), scalars.as_slice())
+    else {
+        return Err(shape_error("tree"));
     };
     let nt0 = tiles_of(&mut k, slen)?;
     let nt = k.max(nt0, min_tiles)?;
@@ -465,6 +480,147 @@ pub(crate) fn reduce_tree(
         level = level.up();
     }
     reduce_phase(pb, opts, call, sop, src, Io { buf: out, span: Span::root(Len::Zero, Len::Zero) }, true)
+}
+
+/// One subgroup's `subgroup.scan exclusive` as the interpreter computes it: the identity shifted
+/// in at lane 0, then Hillis–Steele steps (`x[i] = op(x[i - k], x[i])` for `i ≥ k`, `k` = 1, 2,
+/// 4, …), each lane's predecessor on the left.
+fn subgroup_exclusive(k: &mut KernelBuilder<'_>, op: Op<'_>, id: Val, vals: &[Val]) -> Result<Vec<Val>, BuildError> {
+    let Some((_, init)) = vals.split_last() else { return Ok(Vec::new()) };
+    let mut x: Vec<Val> = std::iter::once(id).chain(init.iter().copied()).collect();
+    let mut step = 1;
+    while step < x.len() {
+        let mut next = x.clone();
+        for i in step..x.len() {
+            next[i] = op.apply(k, x[i - step], x[i])?;
+        }
+        x = next;
+        step <<= 1;
+    }
+    Ok(x)
+}
+
+/// The last level of the multi-launch exclusive scan (Quadrants' `_scan_downsweep_phase`) with
+/// the GPU form's result bits at width `w`, as `B` one-thread blocks each taking a contiguous
+/// range of 256-element tiles. Per tile, what `tile_exclusive_scan` computes: each subgroup's
+/// exclusive scan ([`subgroup_exclusive`]) and aggregate `op(scan[w-1], v[w-1])`, the aggregates
+/// folded left to right into the prefix of the subgroups after them (`op(prefix, scan)` there);
+/// then every element is `op(tile prefix, that)`. Elements past the region are the identity and
+/// are not written.
+#[allow(clippy::too_many_arguments)]
+fn downsweep_tree_phase(
+    pb: &mut ProgramBuilder,
+    call: &Call,
+    sop: ScanOp,
+    w: u32,
+    b: u32,
+    src: Io,
+    prefixes: Io,
+    dst: Io,
+) -> Result<(), BuildError> {
+    let (es, ep, ed) = (elem(src.buf)?, elem(prefixes.buf)?, elem(dst.buf)?);
+    let name = format!(
+        "qd_chunk_down_{}_w{w}_c{b}_{es}_{}_{ep}_{}_{ed}_{}",
+        sop.tag(),
+        src.span.tag(),
+        prefixes.span.tag(),
+        dst.span.tag()
+    );
+    let mut ctx = FunctionBuilderContext::new();
+    let regions = [("src", src), ("prefixes", prefixes), ("dst", dst)];
+    let IoKernel { mut k, bufs, spans, .. } = io_kernel(&mut ctx, &name, b, &regions, &[])?;
+    let (&[sbuf, pbuf, dbuf], &[(soff, slen), (poff, _), (doff, _)]) = (bufs.as_slice(), spans.as_slice()) else {
+        return Err(shape_error("downsweep"));
+    };
+    let nt = tiles_of(&mut k, slen)?;
+    let (t_lo, t_hi) = chunk_range(&mut k, nt, b)?;
+    let op = Op::Builtin(sop.op);
+    let nsg = BLOCK_DIM / w;
+    // One subgroup from element `first`: the tile prefix `tp` and the subgroup prefix `sp` (none
+    // for the tile's first subgroup) on the left of its exclusive scan; stores the live
+    // elements and gives the subgroup's aggregate.
+    let subgroup = |k: &mut KernelBuilder<'_>, first: Val, tp: Val, sp: Option<Val>| -> Result<Val, BuildError> {
+        let mut idx = Vec::with_capacity(w as usize);
+        let mut vals = Vec::with_capacity(w as usize);
+        for j in 0..w {
+            let i = if j == 0 {
+                first
+            } else {
+                let c = k.const_u32(j)?;
+                k.add(first, c)?
+            };
+            vals.push(load_or_identity(k, sbuf, soff, i, slen, sop)?);
+            idx.push(i);
+        }
+        let id = identity(k, sop.op, sop.ty)?;
+        let scan = subgroup_exclusive(k, op, id, &vals)?;
+        for (&i, &x) in idx.iter().zip(&scan) {
+            let in_tile = match sp {
+                Some(p) => op.apply(k, p, x)?,
+                None => x,
+            };
+            let r = op.apply(k, tp, in_tile)?;
+            let live = k.lt(i, slen)?;
+            k.if_then(live, |k| {
+                let at = k.add(doff, i)?;
+                let bits = rebits(k, r, ed)?;
+                k.store(dbuf, at, bits)
+            })?;
+        }
+        match (scan.last(), vals.last()) {
+            (Some(&s), Some(&v)) => op.apply(k, s, v),
+            _ => Err(shape_error("empty subgroup")),
+        }
+    };
+    k.for_range(t_lo, t_hi, None, |k, tile| {
+        let bd = k.const_u32(BLOCK_DIM)?;
+        let base = k.mul(tile, bd)?;
+        let at = k.add(poff, tile)?;
+        let raw = k.load(pbuf, at)?;
+        let tp = rebits(k, raw, sop.ty)?;
+        // `running`: the fold of the aggregates of the subgroups so far.
+        let running = k.declare_var(Type::Scalar(sop.ty));
+        let agg0 = subgroup(k, base, tp, None)?;
+        k.def_var(running, agg0)?;
+        let one = k.const_u32(1)?;
+        let end = k.const_u32(nsg)?;
+        k.for_range(one, end, None, |k, s| {
+            let wc = k.const_u32(w)?;
+            let off = k.mul(s, wc)?;
+            let first = k.add(base, off)?;
+            let sp = k.use_var(running)?;
+            let agg = subgroup(k, first, tp, Some(sp))?;
+            let r = op.apply(k, sp, agg)?;
+            k.def_var(running, r)
+        })
+    })?;
+    let f = finish_phase_at(k, 1)?;
+    launch(pb, &f, call, &[src.buf, prefixes.buf, dst.buf])
+}
+
+/// A float exclusive scan with the multi-launch form's result bits at the target's width: for
+/// `D ≥ 2` the tile sums by [`tree_phase`] and the last level by [`downsweep_tree_phase`] on the
+/// CPU's blocks, the small levels between by the GPU form's phases (`2D - 1` launches); `D = 1`
+/// (at most 256 elements) is the GPU form's one-tile phase.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exclusive_scan_tree(
+    pb: &mut ProgramBuilder,
+    opts: &Options,
+    call: &Call,
+    sop: ScanOp,
+    src: Io,
+    dst: Io,
+    partials: Io,
+) -> Result<(), BuildError> {
+    let d = call.cap.log256();
+    if d <= 1 {
+        return scan_tile_phase(pb, opts, call, sop, src, dst);
+    }
+    let b = chunks(call.cap.max_n());
+    let w = opts.target.subgroup_width;
+    tree_phase(pb, call, sop, w, b, src, partials, false)?;
+    emit_scan_inplace(pb, opts, call, sop, partials.buf, partials.span, d - 2)?;
+    downsweep_tree_phase(pb, call, sop, w, b, src, partials, dst)
 }
 
 /// `qd_sort_chunk_<phase>_<key>[_<value>]_c<B>`.

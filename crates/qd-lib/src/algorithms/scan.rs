@@ -6,8 +6,9 @@
 //! [`super::staircase`], `D - 2` levels), and the downsweep combines each block's prefix with its
 //! block scan into `out`.
 //!
-//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets for integers): see
-//! [`super::chunked`], 3 launches.
+//! Chunked (the CPU form, [`Strategy::Chunked`]; `Auto` on CPU targets): see
+//! [`super::chunked`] — 3 launches for integers, `2D - 1` for floats (the multi-launch order,
+//! exactly).
 //!
 //! Single-pass (targets with forward progress; integers and float min/max under
 //! [`Strategy::Auto`], any dtype when forced): the decoupled look-back scan of
@@ -48,10 +49,16 @@ fn scan_impl(
     need_len(pb, loc, scratch, slots, &format!("exclusive_scan_scratch_slots({}, {d})", cap.max_n()))?;
     need_distinct(pb, loc, &[(arr, false), (out, true), (scratch, true), (n, false)])?;
     let sop = ScanOp { ty, op };
-    if chunked::pick(loc, &algo, opts, ty.is_int(), "float scans keep the GPU forms' block-tree order")? {
+    if chunked::pick(loc, &algo, opts, true, "")? {
         let (src, dst) = (Io { buf: arr, span: Span::data() }, Io { buf: out, span: Span::data() });
-        let part = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
-        return chunked::exclusive_scan(pb, &call, sop, src, dst, part).map_err(at(loc));
+        return if ty.is_int() {
+            let part = Io { buf: scratch, span: Span::root(Len::Zero, Len::Zero) };
+            chunked::exclusive_scan(pb, &call, sop, src, dst, part)
+        } else {
+            let partials = Io { buf: scratch, span: Span::root(Len::Zero, Len::Tiles) };
+            chunked::exclusive_scan_tree(pb, opts, &call, sop, src, dst, partials)
+        }
+        .map_err(at(loc));
     }
     // Auto keeps float add multi-launch: the look-back's float add order depends on timing.
     let order_free = ty.is_int() || op != GroupOp::Add;
@@ -83,7 +90,8 @@ macro_rules! scan_fn {
         /// elements; `n`: a one-element i32 buffer holding the live count. The program checks
         /// the lengths, that `out` and `scratch` are not bound to another buffer of the call, and
         /// (status bit) that `0 <= n <= max_n` — else nothing is written. `out[n..]` is left as
-        /// it was. Launches: `2D - 1` (multi-launch), 2 (single-pass) or 3 (chunked).
+        /// it was. Launches: `2D - 1` (multi-launch, chunked floats), 2 (single-pass) or 3 (chunked
+        /// integers).
         #[track_caller]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(

@@ -54,6 +54,12 @@ pub fn register(s: &mut Suite) {
         big::<i32>(dev, GroupOp::Add, &[(65_535, Input::Random), (65_536, Input::Specials)])
     });
     s.case("algo::exclusive_scan_add/f32/big_ns", |dev| big::<f32>(dev, GroupOp::Add, &[(65_537, Input::Specials)]));
+    s.case("algo::exclusive_scan_min/f64/big_ns", |dev| {
+        big::<f64>(dev, GroupOp::Min, &[(65_537, Input::Specials), (40_000, Input::Random)])
+    });
+    s.case("algo::exclusive_scan_max/f32/big_ns", |dev| big::<f32>(dev, GroupOp::Max, &[(65_536, Input::Specials)]));
+    s.case("algo::exclusive_scan/f32/nan_payload_order", nan_order::<f32>);
+    s.case("algo::exclusive_scan/f64/nan_payload_order", nan_order::<f64>);
     s.case("algo::exclusive_scan_add/u32/strategies_agree", |dev| {
         agree::<u32>(dev, GroupOp::Add, &[(65_537, Input::Random)])
     });
@@ -122,7 +128,7 @@ fn small<T: Elem>(dev: &Device, op: GroupOp, salt: usize, full: bool, deep: bool
     if deep {
         plans.push((Strategy::MultiLaunch, cap(257, Some(3))?, vec![(1, Input::Random), (257, Input::Reversed)]));
     }
-    if chunked_on(dev) && T::is_int() {
+    if chunked_on(dev) {
         // the CPU form: depth 1 and 2, and 64 chunks with live counts around the chunk size
         plans.push((Strategy::Chunked, cap(257, None)?, small_runs(salt, full, 257)));
         plans.push((Strategy::Chunked, cap(256, None)?, vec![(0, Input::Random), (256, Input::Specials)]));
@@ -154,14 +160,26 @@ fn cap(max_n: u64, log256: Option<u32>) -> Result<Capacity, String> {
     .map_err(|e| e.to_string())
 }
 
-/// Multi-launch at large live counts (one program, `max_n` 65 537, depth 3).
+/// Multi-launch at large live counts (one program, `max_n` 65 537, depth 3), and on the host
+/// devices the chunked form, bit for bit with it (NaN payloads included: floats keep the
+/// multi-launch form's order).
 fn big<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome {
     let cap = cap(65_537, None)?;
     let m = program::<T>(dev, op, &opts(dev, Strategy::MultiLaunch), cap)?;
+    let chunked = match chunked_on(dev) {
+        true => Some(program::<T>(dev, op, &opts(dev, Strategy::Chunked), cap)?),
+        false => None,
+    };
     for &(n, shape) in runs {
         let xs: Vec<T> = input(shape, n, n as u64 + 5);
         let got = run_one(dev, &m, &xs, cap)?;
         check(&format!("n={n} {shape:?}"), &got, &want(op, &xs, cap))?;
+        if let Some(c) = &chunked {
+            let cg = run_one(dev, c, &xs, cap)?;
+            if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != cg[i].to_bits()) {
+                return Err(format!("n={n} {shape:?}: [{i}] multi-launch {:?}, chunked {:?}", got[i], cg[i]));
+            }
+        }
     }
     Ok(())
 }
@@ -175,7 +193,7 @@ fn agree<T: Elem>(dev: &Device, op: GroupOp, runs: &[(usize, Input)]) -> Outcome
         true => Some(program::<T>(dev, op, &opts(dev, Strategy::SinglePass), cap)?),
         false => None,
     };
-    let chunked = match chunked_on(dev) && T::is_int() {
+    let chunked = match chunked_on(dev) {
         true => Some(program::<T>(dev, op, &opts(dev, Strategy::Chunked), cap)?),
         false => None,
     };
@@ -339,4 +357,40 @@ fn two_calls(dev: &Device) -> Outcome {
     run_prog(dev, &m, &mut a)?;
     check("scan", &read::<i32>(&a[1]), &exclusive_ref(GroupOp::Add, &xs))?;
     check("reduce", &read::<i32>(&a[2]), &[xs.iter().fold(0i32, |s, &x| s.wrapping_add(x))])
+}
+
+/// On the host devices: the chunked form against multi-launch, bit for bit, where only the order
+/// of the operands decides the result bits — NaNs of different signs and payloads (an IEEE
+/// operation on two NaNs keeps one of them, by position), mixed with ordinary values — for add,
+/// min and max at depths 2 and 3.
+fn nan_order<T: Elem>(dev: &Device) -> Outcome {
+    if !chunked_on(dev) {
+        return Ok(());
+    }
+    let bits = T::TY.bits();
+    let (quiet, sign) = if bits == 64 { (0x7FF8_0000_0000_0000u64, 1u64 << 63) } else { (0x7FC0_0000, 1 << 31) };
+    let xs: Vec<T> = (0..3000u64)
+        .map(|i| match i % 5 {
+            4 => T::from_bits(if bits == 64 { (i as f64).to_bits() } else { u64::from((i as f32).to_bits()) }),
+            _ => T::from_bits(quiet | (crate::elem::mix(i) & 0xFFFF) | if i % 2 == 1 { sign } else { 0 }),
+        })
+        .collect();
+    for (max_n, n) in [(3000u64, 3000usize), (70_000, 3000)] {
+        let cap = cap(max_n, None)?;
+        for op in OPS {
+            let multi = program::<T>(dev, op, &opts(dev, Strategy::MultiLaunch), cap)?;
+            let chunked = program::<T>(dev, op, &opts(dev, Strategy::Chunked), cap)?;
+            let a = run_one(dev, &multi, &xs[..n], cap)?;
+            let c = run_one(dev, &chunked, &xs[..n], cap)?;
+            if let Some(i) = (0..a.len()).find(|&i| a[i].to_bits() != c[i].to_bits()) {
+                return Err(format!(
+                    "{} max_n={max_n}: [{i}] multi-launch {:#x}, chunked {:#x}",
+                    op.name(),
+                    a[i].to_bits(),
+                    c[i].to_bits()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
