@@ -9,7 +9,8 @@
 #               suite and the algorithms bench (benches/benches/algorithms.rs)
 # DIR/kernel-corpus/   the interpreter-test kernels (QD_DUMP_KERNELS), which the corpus test reads
 # DIR/gl/       the Vulkan loader packages (libvulkan1 …) for a machine whose image has no loader;
-#               downloaded with apt when it can, else left out (the check script says so)
+#               downloaded with apt when it can (release builds), else left out (the check script
+#               says so)
 #
 # The GPU machine then runs, from the repository root, with DIR carried:
 #
@@ -79,7 +80,8 @@ QD_DUMP_KERNELS="$DIR/kernel-corpus" cargo test $rel --quiet -p qd-mir --lib int
 
 # The Vulkan loader for a GPU image without one (the GPU machine's notes: libvulkan1 and the GL
 # dispatch libraries, unpacked there with dpkg -x).
-if [ -z "$(ls "$DIR/gl"/*.deb 2>/dev/null)" ] && command -v apt-get >/dev/null 2>&1; then
+# (Not for the dev build CI makes: lavapipe's loader is installed there.)
+if [ "$profile" = release ] && [ -z "$(ls "$DIR/gl"/*.deb 2>/dev/null)" ] && command -v apt-get >/dev/null 2>&1; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/qd-apt-amd64'
   mkdir -p /tmp/qd-apt-amd64/partial
   # shellcheck disable=SC2086
