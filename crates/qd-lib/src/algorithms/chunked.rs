@@ -20,7 +20,8 @@
 //!   the GPU form's phases for the small levels, and its downsweep on the blocks, each tile's
 //!   block scan computed as the GPU form does it.
 //! - **select** (5 launches): that scan of the flags into `scratch[0:n]` (partials at
-//!   `scratch[n:]`), then the GPU form's scatter and count phases.
+//!   `scratch[n:]`), then the GPU form's scatter and count phases; **reduce-by-key** likewise
+//!   scans its head flags in place (7 launches).
 //! - **radix sort** (3 launches per 8-bit pass): each block counts the digits of its chunk into a
 //!   256-entry shared histogram and writes it digit-major, `scratch[d·B + b]`; one block
 //!   exclusive-scans the `256·B` counts in place (so `scratch[d·B + b]` is the number of keys

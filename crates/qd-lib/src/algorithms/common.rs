@@ -172,11 +172,9 @@ pub(crate) fn single_pass(loc: Loc, algo: &str, opts: &Options, fits: bool, need
             format!("{algo}: Strategy::SinglePass does not fit the scratch for this capacity ({need})"),
         )),
         Strategy::SinglePass => Ok(true),
-        Strategy::Chunked => Err(err(
-            loc,
-            ErrorKind::Config,
-            format!("{algo}: Strategy::Chunked is offered by reduce, exclusive scan, select and sort only"),
-        )),
+        Strategy::Chunked => {
+            Err(err(loc, ErrorKind::Config, format!("{algo}: Strategy::Chunked is not offered by {algo}")))
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! consecutive equal keys of `keys_in[0:n]` becomes one `(key, sum of its values)` in
 //! `keys_out`/`values_out`, in order; `num_runs[0]` is the number of runs.
 //!
-//! Phases (`2D + 3` launches multi-launch, 6 single-pass): head flags `scratch[i] = (i == 0 ||
+//! Phases (`2D + 3` launches multi-launch, 6 single-pass, 7 chunked — the CPU form, whose
+//! flags scan is [`super::chunked`]'s, for capacities above 256): head flags `scratch[i] = (i == 0 ||
 //! keys[i] != keys[i-1])`; their exclusive scan in place in `scratch[0:n]` (partials, or the
 //! look-back state, from `scratch[n]`); `values_out[0:n] = 0`; the scatter (`pos =
 //! scratch[i] + head(i) - 1`, the head writes `keys_out[pos] = keys[i]`, every element `atomic
@@ -19,6 +20,7 @@
 //! `log256_max_n`.
 
 use super::args::{dtype_in, need_data, need_distinct, need_len, scratch_need};
+use super::chunked;
 use super::common::{buffer_elem, live_count, phase_kernel, single_pass, Call};
 use super::lookback;
 use super::select::for_elems;
@@ -186,7 +188,17 @@ pub fn reduce_by_key_add(
     let max_n = cap.max_n();
     let formula = reduce_by_key_scratch_slots(max_n);
     let fits = lookback::fits(cap, max_n, formula);
-    let single = single_pass(loc, algo, opts, fits, &lookback::need_text(cap, max_n, formula))?;
+    // The head flags' scan is exact in any order: the chunked CPU form on CPU targets, where the
+    // scratch has room for its partials after the flags (above one tile; a one-tile capacity's
+    // formula is the flags alone).
+    let chunk = chunked::pick(
+        loc,
+        algo,
+        opts,
+        max_n > u64::from(super::BLOCK_DIM),
+        "a capacity of at most 256 keeps the GPU forms",
+    )?;
+    let single = !chunk && single_pass(loc, algo, opts, fits, &lookback::need_text(cap, max_n, formula))?;
     let w = opts.target.subgroup_width;
     (|| {
         // (1) head flags
@@ -199,7 +211,11 @@ pub fn reduce_by_key_add(
         // (2) their exclusive scan in place
         let sop = ScanOp { ty: ScalarType::I32, op: GroupOp::Add };
         let flags = Span::root(Len::Zero, Len::N);
-        if single {
+        if chunk {
+            let io = Io { buf: scratch, span: flags };
+            let part = Io { buf: scratch, span: Span::root(Len::N, Len::Zero) };
+            chunked::exclusive_scan(pb, &call, sop, io, io, part)?;
+        } else if single {
             let io = Io { buf: scratch, span: flags };
             let state = Io { buf: scratch, span: Span::root(Len::N, Len::Zero) };
             lookback::emit(pb, opts, &call, sop, io, Some(io), None, state)?;

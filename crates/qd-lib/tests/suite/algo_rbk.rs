@@ -6,8 +6,8 @@
 //! are exact in any atomic order.
 
 use crate::algo_ref::{
-    build_prog, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw, strategies, value,
-    SMALL_NS,
+    build_prog, chunked_on, expect_build_error, expect_check, expect_status, min_len, opts, run_prog, run_raw,
+    strategies, value, SMALL_NS,
 };
 use crate::elem::{mix, Elem};
 use crate::harness::{buf, check, read, Outcome, Suite};
@@ -41,7 +41,7 @@ pub fn register(s: &mut Suite) {
     s.case("algo::reduce_by_key_add/u32_i32/big_ns_and_strategies", big::<u32, i32>);
     s.case("algo::reduce_by_key_add/f32_f32/n20000_nan_keys", big_nan);
     s.case("algo::reduce_by_key_add/u32_f32/over_specified_depth", over_specified);
-    s.case("algo::reduce_by_key_add/u32_i32/n1000003_cuda_only", huge);
+    s.case("algo::reduce_by_key_add/u32_i32/n1000003_cuda_and_cpu", huge);
     s.case("algo::reduce_by_key_add/errors/short_scratch", short_scratch);
     s.case("algo::reduce_by_key_add/errors/live_count_out_of_range", out_of_range);
     s.case("algo::reduce_by_key_add/errors/build", |_| build_errors());
@@ -196,6 +196,13 @@ fn small<K: Elem, V: Elem>(dev: &Device, salt: usize) -> Outcome {
             run_check::<K, V>(dev, &m, &keys_of::<K>(p, n, 3), cap257, &format!("single-pass pattern {p}"))?;
         }
     }
+    if chunked_on(dev) {
+        let m = program::<K, V>(dev, &opts(dev, Strategy::Chunked), cap257)?;
+        for (k, &n) in SMALL_NS.iter().enumerate() {
+            let p = k + salt;
+            run_check::<K, V>(dev, &m, &keys_of::<K>(p, n, p as u64), cap257, &format!("chunked pattern {p}"))?;
+        }
+    }
     Ok(())
 }
 
@@ -208,6 +215,12 @@ fn big<K: Elem, V: Elem>(dev: &Device) -> Outcome {
         // the single pass over 5 tiles of 1024 (its long chains are covered by the scan family)
         let single = program::<K, V>(dev, &opts(dev, Strategy::SinglePass), cap)?;
         run_check::<K, V>(dev, &single, &keys[..5000], cap, "single-pass few distinct")?;
+    }
+    if chunked_on(dev) {
+        let chunked = program::<K, V>(dev, &opts(dev, Strategy::Chunked), cap)?;
+        for n in [65_537, 1025, 1024, 63] {
+            run_check::<K, V>(dev, &chunked, &keys[..n], cap, &format!("chunked few distinct n={n}"))?;
+        }
     }
     Ok(())
 }
@@ -237,15 +250,18 @@ fn over_specified(dev: &Device) -> Outcome {
     Ok(())
 }
 
-/// 1 000 003 elements, both strategies: CUDA only (too slow for the interpreter and lavapipe).
+/// 1 000 003 elements, every strategy: CUDA, and the chunked form on the native cpu device (too
+/// slow for the interpreter and lavapipe).
 fn huge(dev: &Device) -> Outcome {
-    if dev.info().kind != DeviceKind::Cuda {
-        return Ok(());
-    }
+    let list = match dev.info().kind {
+        DeviceKind::Cuda => strategies(dev),
+        DeviceKind::Cpu => vec![Strategy::Chunked],
+        DeviceKind::Interp | DeviceKind::Vulkan | DeviceKind::Hsa | DeviceKind::Sim => return Ok(()),
+    };
     let n = 1_000_003usize;
     let cap = Capacity::new(n as u64).map_err(|e| e.to_string())?;
     let keys = keys_of::<u32>(0, n, 8);
-    for strategy in strategies(dev) {
+    for strategy in list {
         let m = program::<u32, i32>(dev, &opts(dev, strategy), cap)?;
         run_check::<u32, i32>(dev, &m, &keys, cap, &format!("{strategy:?}"))?;
     }
@@ -269,6 +285,9 @@ fn out_of_range(dev: &Device) -> Outcome {
     let mut strategies = vec![Strategy::MultiLaunch];
     if dev.info().forward_progress {
         strategies.push(Strategy::SinglePass);
+    }
+    if chunked_on(dev) {
+        strategies.push(Strategy::Chunked);
     }
     for strategy in strategies {
         let m = program::<f32, i32>(dev, &opts(dev, strategy), cap)?;

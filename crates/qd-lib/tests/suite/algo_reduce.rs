@@ -354,8 +354,9 @@ fn build_errors() -> Outcome {
     Ok(())
 }
 
-/// [`Strategy::Chunked`] forced where it is not offered: a GPU target,
-/// and the algorithms without a chunked form — each a build error at the caller's line.
+/// [`Strategy::Chunked`] forced where it is not offered — a GPU target, a reduce-by-key of at
+/// most 256 keys, a sort of capacity 0 — each a build error at the caller's line; where it is
+/// offered (float reduce and scan, reduce-by-key above one tile, u32 reduce) it builds.
 fn chunked_errors() -> Outcome {
     let target = |class| algorithms::Target { subgroup_width: 32, forward_progress: true, class };
     let gpu = Options::new(target(algorithms::DeviceClass::Gpu)).with_strategy(Strategy::Chunked);
@@ -377,9 +378,18 @@ fn chunked_errors() -> Outcome {
     algorithms::exclusive_scan_add(&mut pb, &cpu, f, f2, us, n, cap).map_err(|e| e.to_string())?;
     let (ko, vo, runs) =
         (pb.buffer("ko", ScalarType::U32), pb.buffer("vo", ScalarType::U32), pb.buffer("r", ScalarType::I32));
+    // reduce-by-key: above one tile it is offered; at most 256 keys its scratch has no room
+    algorithms::reduce_by_key_add(&mut pb, &cpu, u, u2, ko, vo, runs, us, n, cap).map_err(|e| e.to_string())?;
+    let small = Capacity::new(200).map_err(|e| e.to_string())?;
     let line = line!() + 1;
-    let r = algorithms::reduce_by_key_add(&mut pb, &cpu, u, u2, ko, vo, runs, us, n, cap);
-    expect_build_error(r, line, "offered by reduce, exclusive scan, select and sort only")?;
+    let r = algorithms::reduce_by_key_add(&mut pb, &cpu, u, u2, ko, vo, runs, us, n, small);
+    expect_build_error(r, line, "a capacity of at most 256 keeps the GPU forms")?;
+    // and a sort of capacity 0
+    let (k1, k2) = (pb.buffer("k1", ScalarType::U32), pb.buffer("k2", ScalarType::U32));
+    let none = Capacity::new(0).map_err(|e| e.to_string())?;
+    let line = line!() + 1;
+    let r = algorithms::sort(&mut pb, &cpu, k1, k2, None, us, n, 32, none);
+    expect_build_error(r, line, "a capacity of 0 keeps the GPU forms")?;
     // and where it is offered, it builds: u32 reduce on a CPU target
     let o = pb.buffer("o", ScalarType::U32);
     algorithms::reduce_add(&mut pb, &cpu, u, o, us, n, cap).map_err(|e| e.to_string())
