@@ -195,9 +195,10 @@ fn compile_inner(f: &Function, opts: &CpuOptions, keep_clif: bool) -> Result<Cpu
         .declare_function("qd_kernel", Linkage::Local, &ctx.func.signature)
         .map_err(|e| internal(format!("declaring the kernel: {e}")))?;
     module.define_function(id, &mut ctx).map_err(|e| internal(format!("Cranelift: {e:?}")))?;
-    let disasm = ctx.compiled_code().and_then(|c| {
-        let bytes = c.buffer.data().iter().map(|b| format!("{b:02x}")).collect::<String>();
-        c.vcode.clone().map(|v| format!("{v}\n; code bytes: {bytes}"))
+    // Only when asked for: formatting the code is not part of a compile's cost.
+    let disasm = ctx.compiled_code().filter(|_| keep_clif).and_then(|c| {
+        let bytes: String = c.buffer.data().iter().map(|b| format!("{b:02x}")).collect();
+        c.vcode.as_ref().map(|v| format!("{v}\n; code bytes: {bytes}"))
     });
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| internal(format!("finalizing: {e}")))?;

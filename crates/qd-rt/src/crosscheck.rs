@@ -148,7 +148,7 @@ fn reference_config(dev: &Device, opts: &LaunchOptions) -> RunConfig {
         grid: opts.grid,
         block: opts.block,
         step_limit: Some(REFERENCE_STEP_LIMIT),
-        declared_width: matches!(info.kind, DeviceKind::Cpu | DeviceKind::Interp),
+        declared_width: info.is_host(),
     }
 }
 

@@ -130,17 +130,68 @@ where
     let step = k.const_u32(UNROLL)?;
     k.for_range(lo, main_end, Some(step), |k, i| {
         for j in 0..UNROLL {
-            let at = if j == 0 {
-                i
-            } else {
-                let c = k.const_u32(j)?;
-                k.add(i, c)?
-            };
+            let at = plus(k, i, j)?;
             body(k, at)?;
         }
         Ok(())
     })?;
     k.for_range(main_end, hi, None, body)
+}
+
+/// `base + j` (`base` itself for 0).
+fn plus(k: &mut KernelBuilder<'_>, base: Val, j: u32) -> Result<Val, BuildError> {
+    if j == 0 {
+        return Ok(base);
+    }
+    let c = k.const_u32(j)?;
+    k.add(base, c)
+}
+
+/// The `w` elements of one subgroup of a tile from element `first` of the region at `off` of
+/// length `len` (the identity past it, as the GPU forms pad): their indices and values.
+#[allow(clippy::too_many_arguments)]
+fn load_subgroup(
+    k: &mut KernelBuilder<'_>,
+    src: Buf,
+    off: Val,
+    len: Val,
+    sop: ScanOp,
+    first: Val,
+    w: u32,
+) -> Result<(Vec<Val>, Vec<Val>), BuildError> {
+    let mut idx = Vec::with_capacity(w as usize);
+    let mut vals = Vec::with_capacity(w as usize);
+    for j in 0..w {
+        let i = plus(k, first, j)?;
+        vals.push(load_or_identity(k, src, off, i, len, sop)?);
+        idx.push(i);
+    }
+    Ok((idx, vals))
+}
+
+/// The subgroups of the 256-element tile at `base`, left to right, as the GPU forms' block
+/// collectives fold them: `sub(first, None)` for the first subgroup, then `sub(first,
+/// Some(fold so far))` for each later one, its result folded in on the right. Gives the fold.
+fn fold_subgroups<F>(k: &mut KernelBuilder<'_>, sop: ScanOp, w: u32, base: Val, mut sub: F) -> Result<Val, BuildError>
+where
+    F: FnMut(&mut KernelBuilder<'_>, Val, Option<Val>) -> Result<Val, BuildError>,
+{
+    let op = Op::Builtin(sop.op);
+    let acc = k.declare_var(Type::Scalar(sop.ty));
+    let first = sub(k, base, None)?;
+    k.def_var(acc, first)?;
+    let one = k.const_u32(1)?;
+    let end = k.const_u32(BLOCK_DIM / w)?;
+    k.for_range(one, end, None, |k, s| {
+        let wc = k.const_u32(w)?;
+        let off = k.mul(s, wc)?;
+        let at = k.add(base, off)?;
+        let prev = k.use_var(acc)?;
+        let v = sub(k, at, Some(prev))?;
+        let r = op.apply(k, prev, v)?;
+        k.def_var(acc, r)
+    })?;
+    k.use_var(acc)
 }
 
 /// `acc = op(acc, f(i, acc))` for `i` in `[lo, hi)` in order, from `init` (`lo <= hi`).
@@ -408,39 +459,14 @@ fn tree_phase(
     let nt = k.max(nt0, min_tiles)?;
     let (t_lo, t_hi) = chunk_range(&mut k, nt, b)?;
     let op = Op::Builtin(sop.op);
-    let nsg = BLOCK_DIM / w;
-    // One subgroup's lane-0 value: `w` elements from `first`, the identity past the region.
-    let subgroup = |k: &mut KernelBuilder<'_>, first: Val| -> Result<Val, BuildError> {
-        let mut vals = Vec::with_capacity(w as usize);
-        for j in 0..w {
-            let i = if j == 0 {
-                first
-            } else {
-                let c = k.const_u32(j)?;
-                k.add(first, c)?
-            };
-            vals.push(load_or_identity(k, sbuf, soff, i, slen, sop)?);
-        }
-        lane0_tree(k, op, &vals)
-    };
     k.for_range(t_lo, t_hi, None, |k, tile| {
         let bd = k.const_u32(BLOCK_DIM)?;
         let base = k.mul(tile, bd)?;
-        let acc = k.declare_var(Type::Scalar(sop.ty));
-        let first = subgroup(k, base)?;
-        k.def_var(acc, first)?;
-        let one = k.const_u32(1)?;
-        let end = k.const_u32(nsg)?;
-        k.for_range(one, end, None, |k, s| {
-            let wc = k.const_u32(w)?;
-            let off = k.mul(s, wc)?;
-            let at = k.add(base, off)?;
-            let v = subgroup(k, at)?;
-            let a = k.use_var(acc)?;
-            let r = op.apply(k, a, v)?;
-            k.def_var(acc, r)
+        // Each subgroup's lane-0 value, folded left to right.
+        let r = fold_subgroups(k, sop, w, base, |k, first, _| {
+            let (_, vals) = load_subgroup(k, sbuf, soff, slen, sop, first, w)?;
+            lane0_tree(k, op, &vals)
         })?;
-        let r = k.use_var(acc)?;
         let at = k.add(doff, tile)?;
         let bits = rebits(k, r, ed)?;
         k.store(dbuf, at, bits)
@@ -536,64 +562,37 @@ fn downsweep_tree_phase(
     let nt = tiles_of(&mut k, slen)?;
     let (t_lo, t_hi) = chunk_range(&mut k, nt, b)?;
     let op = Op::Builtin(sop.op);
-    let nsg = BLOCK_DIM / w;
-    // One subgroup from element `first`: the tile prefix `tp` and the subgroup prefix `sp` (none
-    // for the tile's first subgroup) on the left of its exclusive scan; stores the live
-    // elements and gives the subgroup's aggregate.
-    let subgroup = |k: &mut KernelBuilder<'_>, first: Val, tp: Val, sp: Option<Val>| -> Result<Val, BuildError> {
-        let mut idx = Vec::with_capacity(w as usize);
-        let mut vals = Vec::with_capacity(w as usize);
-        for j in 0..w {
-            let i = if j == 0 {
-                first
-            } else {
-                let c = k.const_u32(j)?;
-                k.add(first, c)?
-            };
-            vals.push(load_or_identity(k, sbuf, soff, i, slen, sop)?);
-            idx.push(i);
-        }
-        let id = identity(k, sop.op, sop.ty)?;
-        let scan = subgroup_exclusive(k, op, id, &vals)?;
-        for (&i, &x) in idx.iter().zip(&scan) {
-            let in_tile = match sp {
-                Some(p) => op.apply(k, p, x)?,
-                None => x,
-            };
-            let r = op.apply(k, tp, in_tile)?;
-            let live = k.lt(i, slen)?;
-            k.if_then(live, |k| {
-                let at = k.add(doff, i)?;
-                let bits = rebits(k, r, ed)?;
-                k.store(dbuf, at, bits)
-            })?;
-        }
-        match (scan.last(), vals.last()) {
-            (Some(&s), Some(&v)) => op.apply(k, s, v),
-            _ => Err(shape_error("empty subgroup")),
-        }
-    };
     k.for_range(t_lo, t_hi, None, |k, tile| {
         let bd = k.const_u32(BLOCK_DIM)?;
         let base = k.mul(tile, bd)?;
         let at = k.add(poff, tile)?;
         let raw = k.load(pbuf, at)?;
         let tp = rebits(k, raw, sop.ty)?;
-        // `running`: the fold of the aggregates of the subgroups so far.
-        let running = k.declare_var(Type::Scalar(sop.ty));
-        let agg0 = subgroup(k, base, tp, None)?;
-        k.def_var(running, agg0)?;
-        let one = k.const_u32(1)?;
-        let end = k.const_u32(nsg)?;
-        k.for_range(one, end, None, |k, s| {
-            let wc = k.const_u32(w)?;
-            let off = k.mul(s, wc)?;
-            let first = k.add(base, off)?;
-            let sp = k.use_var(running)?;
-            let agg = subgroup(k, first, tp, Some(sp))?;
-            let r = op.apply(k, sp, agg)?;
-            k.def_var(running, r)
-        })
+        // Each subgroup's exclusive scan, after the fold of the earlier subgroups' aggregates
+        // (none for the first) and the tile prefix `tp`; its aggregate joins the fold.
+        fold_subgroups(k, sop, w, base, |k, first, sp| {
+            let (idx, vals) = load_subgroup(k, sbuf, soff, slen, sop, first, w)?;
+            let id = identity(k, sop.op, sop.ty)?;
+            let scan = subgroup_exclusive(k, op, id, &vals)?;
+            for (&i, &x) in idx.iter().zip(&scan) {
+                let in_tile = match sp {
+                    Some(p) => op.apply(k, p, x)?,
+                    None => x,
+                };
+                let r = op.apply(k, tp, in_tile)?;
+                let live = k.lt(i, slen)?;
+                k.if_then(live, |k| {
+                    let at = k.add(doff, i)?;
+                    let bits = rebits(k, r, ed)?;
+                    k.store(dbuf, at, bits)
+                })?;
+            }
+            match (scan.last(), vals.last()) {
+                (Some(&s), Some(&v)) => op.apply(k, s, v),
+                _ => Err(shape_error("empty subgroup")),
+            }
+        })?;
+        Ok(())
     })?;
     let f = finish_phase_at(k, 1)?;
     launch(pb, &f, call, &[src.buf, prefixes.buf, dst.buf])
