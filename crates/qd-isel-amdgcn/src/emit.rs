@@ -50,8 +50,13 @@ pub(crate) struct RegLayout {
     pub next_free_vgpr: u32,
     /// SGPRs used.
     pub next_free_sgpr: u32,
-    /// Spill slots (4 bytes per lane each).
+    /// Spill slots in the spill area (4 bytes per lane each): the slots past
+    /// [`RegLayout::reg_slots`].
     pub spill_slots: u32,
+    /// Spill slots kept in VGPRs above the allocated ones (`v[slot_base + i]` for slot `i`).
+    pub reg_slots: u32,
+    /// The VGPR of register slot 0.
+    pub slot_base: u16,
 }
 
 /// What emission needs to know about the kernel ABI for the spill prologue.
@@ -67,6 +72,8 @@ pub(crate) struct SpillAbi {
     pub workgroup_id_sgpr: u16,
     /// Whether the kernel uses the fixed VGPR quad ([`VCode::uses_quad`]).
     pub uses_quad: bool,
+    /// The most VGPRs the kernel may use (`AmdgcnOptions::max_vgprs`, at most 256).
+    pub max_vgprs: u32,
 }
 
 /// One emitted instruction: the instruction, the MIR line it came from (0: none), and the
@@ -112,17 +119,27 @@ pub(crate) fn emit(
     // The abstract registers, renumbered onto as few as possible per class (see
     // `regalloc::compact`).
     let (dense, used) = compact(alloc);
-    let spill_slots = out_ra.num_spillslots as u32;
+    let slots = out_ra.num_spillslots as u32;
     let vgpr_base = if abi.uses_quad { QUAD_BASE + 4 } else { RESERVED_VGPRS as u16 };
     let pair_base = (vgpr_base + used[RegClass::Float as usize] as u16).next_multiple_of(2);
+    let allocated = u32::from(pair_base) + 2 * used[RegClass::Vector as usize] as u32;
+    // regalloc2 allocates at most 63 registers of a class, far fewer than the VGPR file holds:
+    // its spill slots go to the VGPRs above the allocated ones first (a spill or reload is then a
+    // `v_mov`), and only what does not fit there to the spill area in memory. The count is even,
+    // so a two-slot (64-bit) slot, which regalloc2 aligns to two, is never split.
+    let room = (abi.max_vgprs.min(256).saturating_sub(allocated)) & !1;
+    let reg_slots = slots.next_multiple_of(2).min(room);
     let layout = RegLayout {
         sgpr_base: RESERVED_SGPRS as u16,
         vgpr_base,
         pair_base,
-        next_free_vgpr: u32::from(pair_base) + 2 * used[RegClass::Vector as usize] as u32,
+        next_free_vgpr: allocated + reg_slots,
         next_free_sgpr: RESERVED_SGPRS + used[RegClass::Int as usize] as u32,
-        spill_slots,
+        spill_slots: slots.saturating_sub(reg_slots),
+        reg_slots,
+        slot_base: allocated as u16,
     };
+    let spill_slots = layout.spill_slots;
     if spill_slots * 4 > 4095 {
         // The spill area is addressed with a 12-bit byte offset: 1023 dwords per lane.
         return Err(CompileError::limit(target, "spill slots (dwords per lane)", u64::from(spill_slots), 1023));
@@ -212,8 +229,53 @@ impl Emitter {
         }
     }
 
-    fn slot_offset(slot: usize) -> i32 {
-        (slot * 4) as i32
+    /// Where spill slot `slot` lives: `Ok(vgpr)` for a register slot, `Err(byte offset)` in the
+    /// lane's spill-area record.
+    fn slot(&self, slot: usize) -> Result<u16, i32> {
+        let s = slot as u32;
+        if s < self.layout.reg_slots {
+            Ok(self.layout.slot_base + s as u16)
+        } else {
+            Err(((s - self.layout.reg_slots) * 4) as i32)
+        }
+    }
+
+    /// A spill to, or reload from (`reload`), a register slot: `v_mov`s of every lane (EXEC is
+    /// all lanes around it); SGPRs go in by `v_mov` and come back by `v_readfirstlane`.
+    fn slot_move(
+        &self,
+        out: &mut Out,
+        class: RegClass,
+        reg: Allocation,
+        vslot: u16,
+        reload: bool,
+    ) -> Result<(), CompileError> {
+        self.exec_save(out);
+        let slot = |k: u16| Operand::v(vslot + k);
+        match class {
+            RegClass::Int => {
+                let r = self.phys(reg, Part::Whole)?;
+                if reload {
+                    out.push(self.mk(Op::VReadfirstlaneB32, &[r, slot(0)]));
+                } else {
+                    out.push(self.mk(Op::VMovB32, &[slot(0), r]));
+                }
+            }
+            RegClass::Float => {
+                let r = self.phys(reg, Part::Whole)?;
+                let (d, s) = if reload { (r, slot(0)) } else { (slot(0), r) };
+                out.push(self.mk(Op::VMovB32, &[d, s]));
+            }
+            RegClass::Vector => {
+                for (k, part) in [(0, Part::Lo), (1, Part::Hi)] {
+                    let r = self.phys(reg, part)?;
+                    let (d, s) = if reload { (r, slot(k)) } else { (slot(k), r) };
+                    out.push(self.mk(Op::VMovB32, &[d, s]));
+                }
+            }
+        }
+        self.exec_restore(out);
+        Ok(())
     }
 
     fn edit_move(&self, out: &mut Out, from: Allocation, to: Allocation, divergent: bool) -> Result<(), CompileError> {
@@ -247,9 +309,12 @@ impl Emitter {
                 }
             }
             (None, Some(slot)) => {
+                let off = match self.slot(slot.index()) {
+                    Ok(v) => return self.slot_move(out, class, from, v, false),
+                    Err(off) => off,
+                };
                 // Spill: every lane's value, whatever EXEC is.
                 self.exec_save(out);
-                let off = Self::slot_offset(slot.index());
                 match class {
                     RegClass::Int => {
                         let f = self.phys(from, Part::Whole)?;
@@ -270,8 +335,11 @@ impl Emitter {
                 self.exec_restore(out);
             }
             (Some(slot), None) => {
+                let off = match self.slot(slot.index()) {
+                    Ok(v) => return self.slot_move(out, class, to, v, true),
+                    Err(off) => off,
+                };
                 self.exec_save(out);
-                let off = Self::slot_offset(slot.index());
                 match class {
                     RegClass::Int => {
                         let t = self.phys(to, Part::Whole)?;

@@ -119,8 +119,12 @@ pub struct CompiledKernel {
     pub resources: KernelResources,
     /// The kernarg layout.
     pub kernarg: KernargLayout,
-    /// Spill bytes each lane needs in the spill area (0: no spills).
+    /// Spill bytes each lane needs in the spill area (0: no spills to memory).
     pub spill_bytes_per_lane: u32,
+    /// VGPRs (counted in `resources.next_free_vgpr`) that hold spill slots: the register
+    /// allocator places at most 63 registers of a class, and the slots it spills go to the spare
+    /// VGPRs above those first (a spill or reload is a `v_mov`), to memory only past them.
+    pub spill_vgprs: u32,
     /// The block size the kernel was compiled for.
     pub block: [u32; 3],
     /// The VCode before register allocation, when [`AmdgcnOptions::keep_vcode`] asked for it
@@ -296,6 +300,7 @@ fn compile_with_facts(
         block,
         workgroup_id_sgpr: abi::workgroup_id_sgpr(target),
         uses_quad,
+        max_vgprs: opts.max_vgprs,
     };
     let mut em = emit::emit(&vcode, &alloc, target, &spill_abi)?;
     let accesses = waitcnt::accesses(&em.insts, target);
@@ -345,6 +350,7 @@ fn compile_with_facts(
         code_object,
         resources,
         spill_bytes_per_lane: layout.spill_slots * 4,
+        spill_vgprs: layout.reg_slots,
         kernarg,
         block,
         vcode: vcode_text,

@@ -243,3 +243,79 @@ fn spills_inside_divergent_regions() {
         assert!(k.resources.next_free_vgpr <= 16, "{t}: {} VGPRs", k.resources.next_free_vgpr);
     }
 }
+
+/// A kernel with `n` values of `ty` (`u32` or `f64`) live across a divergent `if` whose arms
+/// combine them in opposite orders: far more than regalloc2's 63 registers of a class.
+fn pressure_kernel(ty: &str, n: usize) -> String {
+    let mut src = format!(
+        "kernel @k(%c: ptr<global, bool>, %a: ptr<global, {ty}>, %o: ptr<global, {ty}>) block(64, 1, 1) grid(1, 1, 1) {{
+  %t = thread_id x : u32
+  %cp = ptr.offset %c, %t : ptr<global, bool>
+  %cv = load %cp : bool
+  %k64 = const 64 : u32
+"
+    );
+    for j in 0..n {
+        let prev = if j == 0 { "%t".to_string() } else { format!("%i{}", j - 1) };
+        src.push_str(&format!(
+            "  %i{j} = add {prev}, %k64 : u32\n  %p{j} = ptr.offset %a, %i{j} : ptr<global, {ty}>\n  %v{j} = load %p{j} : {ty}\n"
+        ));
+    }
+    src.push_str(&format!("  %r = if %cv -> ({ty}) {{\n"));
+    let mut acc = "%v0".to_string();
+    for j in 1..n {
+        src.push_str(&format!("    %x{j} = add {acc}, %v{j} : {ty}\n"));
+        acc = format!("%x{j}");
+    }
+    src.push_str(&format!("    yield {acc}\n  }} else {{\n"));
+    let mut acc = format!("%v{}", n - 1);
+    for j in (0..n - 1).rev() {
+        src.push_str(&format!("    %y{j} = mul {acc}, %v{j} : {ty}\n    %z{j} = add %y{j}, %v{j} : {ty}\n"));
+        acc = format!("%z{j}");
+    }
+    src.push_str(&format!("    yield {acc}\n  }}\n"));
+    let mut acc = "%r".to_string();
+    for j in 0..n {
+        src.push_str(&format!("  %w{j} = add {acc}, %v{j} : {ty}\n"));
+        acc = format!("%w{j}");
+    }
+    src.push_str(&format!("  %op = ptr.offset %o, %t : ptr<global, {ty}>\n  store %op, {acc}\n  return\n}}\n"));
+    src
+}
+
+/// Past regalloc2's 63 registers of a class, spill slots live in the spare VGPRs (a spill is a
+/// `v_mov`, no spill area); with a VGPR budget too small for all of them, the rest go to memory.
+/// Both against the interpreter on every target, for single (u32) and pair (f64) slots.
+#[test]
+fn spills_into_spare_vgprs_then_memory() {
+    for (ty, n, elem) in [("u32", 90usize, ScalarType::U32), ("f64", 62, ScalarType::F64)] {
+        let f = kernel(&pressure_kernel(ty, n));
+        let data: Vec<u64> = (0..64 * (n as u64 + 1))
+            .map(|i| if ty == "f64" { (((i * 37) % 19) as f64 * 0.25 - 2.0).to_bits() } else { i * 2654435761 % 1000 })
+            .collect();
+        let args = [
+            ArgValue::Buffer(flags(64, 5, 2)),
+            ArgValue::Buffer(Buffer::from_bits(elem, data)),
+            ArgValue::Buffer(Buffer::from_bits(elem, vec![0; 64])),
+        ];
+        for t in targets() {
+            let mut o = qd_isel_amdgcn::AmdgcnOptions::new(t);
+            o.check_regalloc = true;
+            let (_, k) = check_kernel(&f, &o, [1, 1, 1], &args);
+            assert_eq!(k.spill_bytes_per_lane, 0, "{t} {ty}: every slot fits the spare VGPRs");
+            assert!(k.spill_vgprs > 0, "{t} {ty}: {} VGPRs: the slots should be registers", k.resources.next_free_vgpr);
+            // Smaller budgets: the spare VGPRs fill up to the budget, the rest goes to memory.
+            let mut mixed = 0;
+            for budget in [64, 80, 96, 112] {
+                o.max_vgprs = budget;
+                let (_, k) = check_kernel(&f, &o, [1, 1, 1], &args);
+                let v = k.resources.next_free_vgpr;
+                assert!(v <= budget, "{t} {ty}: {v} VGPRs over a budget of {budget}");
+                if k.spill_bytes_per_lane > 0 && k.spill_vgprs > 0 && v + 1 >= budget {
+                    mixed += 1;
+                }
+            }
+            assert!(mixed > 0, "{t} {ty}: no budget split the slots between VGPRs and memory");
+        }
+    }
+}

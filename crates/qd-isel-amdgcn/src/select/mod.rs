@@ -280,6 +280,8 @@ pub fn estimate(target: Target, body: &[Inst], input: Operand, output: Operand) 
             next_free_vgpr: 256,
             next_free_sgpr: 104,
             spill_slots: 0,
+            reg_slots: 0,
+            slot_base: 0,
         },
     };
     let acc = crate::waitcnt::accesses(&em.insts, target);
