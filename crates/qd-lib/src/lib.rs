@@ -47,6 +47,7 @@ mod common;
 pub mod grid;
 mod op;
 pub mod subgroup;
+pub mod tile;
 pub mod warp;
 
 pub use op::Op;

@@ -11,7 +11,7 @@
 
 mod collective;
 mod radix;
-mod shared;
+pub(crate) mod shared;
 
 pub use collective::{
     exclusive_add, exclusive_max, exclusive_min, exclusive_scan, inclusive_add, inclusive_max, inclusive_min,

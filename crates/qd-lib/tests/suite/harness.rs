@@ -148,7 +148,7 @@ pub fn build(
 
 /// With `QD_LIB_DUMP=DIR`, writes every kernel the suite builds to `DIR/w{width}_{n}_{name}.qdm`
 /// (to feed the kernels to other oracles, e.g. `qdc compile --target sm_80` and ptxas).
-fn dump(dev: &Device, f: &Function) {
+pub fn dump(dev: &Device, f: &Function) {
     static N: AtomicUsize = AtomicUsize::new(0);
     if let Some(dir) = std::env::var_os("QD_LIB_DUMP") {
         let n = N.fetch_add(1, Ordering::Relaxed);

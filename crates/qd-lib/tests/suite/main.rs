@@ -29,6 +29,8 @@ mod subgroup_sort;
 #[allow(dead_code)]
 mod subgroup_util;
 mod subgroup_vote;
+mod tile;
+mod tile_errors;
 mod warp_grid;
 
 fn main() -> std::process::ExitCode {
@@ -52,5 +54,6 @@ fn main() -> std::process::ExitCode {
     subgroup_errors::register(&mut suite);
     subgroup_example::register(&mut suite);
     subgroup_generic::register(&mut suite);
+    tile::register(&mut suite);
     suite.run()
 }
