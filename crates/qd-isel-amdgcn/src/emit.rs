@@ -18,7 +18,7 @@ use regalloc2::{Allocation, Edit, InstOrEdit, RegClass};
 
 use crate::regalloc::{compact, reg_of, Allocated, RESERVED_SGPRS, RESERVED_VGPRS, SCRATCH};
 use crate::vcode::{Fill, MInst, Part, Term, VBlock, VCode};
-use qd_amdgcn_isa::{Inst, Op, Operand, RegRange, Shape, SoppImm};
+use qd_amdgcn_isa::{Inst, Op, Operand, RegRange};
 use qd_amdgcn_isa::{Target, WaveSize};
 use qd_mir::CompileError;
 
@@ -476,46 +476,6 @@ impl Emitter {
         self.exec_restore(out);
         Ok(())
     }
-}
-
-/// The encoded code, and each instruction at its byte offset.
-pub(crate) type Encoded = (Vec<u8>, Vec<(u32, Inst)>);
-
-/// Encodes the instructions and fills in the branch offsets (in dwords from the next
-/// instruction; a branch is a 4-byte SOPP whatever its offset, so every offset is known once
-/// everything is encoded, and the offsets are patched into the code): the code, and each
-/// instruction at its byte offset. Fails when an offset does not fit the 16-bit field.
-pub(crate) fn encode(e: &mut Emitted, target: Target) -> Result<Encoded, CompileError> {
-    let n = e.insts.len();
-    let mut code = Vec::with_capacity(8 * n);
-    let mut offsets = Vec::with_capacity(n + 1);
-    for i in &e.insts {
-        offsets.push(code.len() as u32);
-        qd_amdgcn_isa::encode(i, target, &mut code).map_err(|e| CompileError::internal(target, e.to_string()))?;
-    }
-    offsets.push(code.len() as u32);
-    for k in 0..n {
-        let Some(b) = e.targets[k] else { continue };
-        if !matches!(e.insts[k].op.info().shape, Shape::Sopp(SoppImm::Branch)) {
-            return Err(CompileError::internal(
-                target,
-                format!("`{}` has a branch target", e.insts[k].display(target)),
-            ));
-        }
-        let dest = i64::from(offsets[e.block_starts[b.index()]]);
-        let from = i64::from(offsets[k + 1]);
-        let dwords = (dest - from) / 4;
-        if !(-32768..=32767).contains(&dwords) {
-            // SIMM16 holds a signed dword offset.
-            return Err(CompileError::limit(target, "dwords spanned by one branch", dwords.unsigned_abs(), 32767));
-        }
-        e.insts[k].imm = dwords as i32;
-        // SIMM16 is the low half of the SOPP word.
-        let at = offsets[k] as usize;
-        code[at..at + 2].copy_from_slice(&(dwords as i16).to_le_bytes());
-    }
-    let insts = offsets.iter().zip(&e.insts).map(|(&o, &i)| (o, i)).collect();
-    Ok((code, insts))
 }
 
 impl Emitted {

@@ -24,6 +24,7 @@ mod emit;
 mod hazard;
 mod lower;
 mod regalloc;
+mod relax;
 pub mod runner;
 pub mod select;
 pub mod seq;
@@ -306,7 +307,7 @@ fn compile_with_facts(
     let accesses = waitcnt::accesses(&em.insts, target);
     let waits = waitcnt::waits(&em, &accesses, target);
     hazard::insert_nops(&mut em, &accesses, waits, target)?;
-    let (code, insts) = emit::encode(&mut em, target)?;
+    let (code, insts) = relax::encode(&mut em, target)?;
     let layout = em.layout;
     let resources = KernelResources {
         next_free_vgpr: layout.next_free_vgpr.max(1),

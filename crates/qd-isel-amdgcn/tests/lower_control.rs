@@ -319,3 +319,57 @@ fn spills_into_spare_vgprs_then_memory() {
         }
     }
 }
+
+/// Loop bodies and `if` arms longer than a SOPP branch reaches (±32,767 dwords): the branches
+/// over them become `s_getpc_b64`/`s_add_u32`/`s_addc_u32`/`s_setpc_b64` sequences (a
+/// conditional one behind its inverted short branch), forward and backward, uniform and
+/// divergent — on every target against the interpreter.
+#[test]
+fn branches_past_128_kib() {
+    let chain = |src: &mut String, from: &str, tag: &str, n: usize| -> String {
+        let mut acc = from.to_string();
+        for j in 0..n {
+            src.push_str(&format!("  %{tag}m{j} = mul {acc}, %k3 : u32\n  %{tag}a{j} = add %{tag}m{j}, %t : u32\n"));
+            acc = format!("%{tag}a{j}");
+        }
+        acc
+    };
+    let n = 12_000;
+    let mut src = String::from(
+        "kernel @k(%o: ptr<global, u32>, %trips: u32) block(64, 1, 1) grid(1, 1, 1) {
+  %t = thread_id x : u32
+  %k3 = const 2654435761 : u32
+  %one = const 1 : u32
+  %zero = const 0 : u32
+  %low = and %t, %one : u32
+  %odd = cmp ne %low, %zero : bool
+  %r = if %odd -> (u32) {
+",
+    );
+    let x = chain(&mut src, "%t", "d", n);
+    src.push_str(&format!("    yield {x}\n  }} else {{\n    yield %t\n  }}\n"));
+    src.push_str(
+        "  %res = loop (%i: u32 = %zero, %acc: u32 = %r) -> (u32) {
+    %done = cmp ge %i, %trips : bool
+    if %done {
+      break %acc
+    } else {
+      yield
+    }
+",
+    );
+    let y = chain(&mut src, "%acc", "u", n);
+    src.push_str(&format!(
+        "    %i2 = add %i, %one : u32\n    continue %i2, {y}\n  }}\n  %op = ptr.offset %o, %t : ptr<global, u32>\n  store %op, %res\n  return\n}}\n"
+    ));
+    let f = kernel(&src);
+    for t in targets() {
+        let args = [ArgValue::Buffer(u32s(64, |_| 0)), ArgValue::Scalar(ScalarType::U32, 2)];
+        let (_, k) = check_kernel(&f, &qd_isel_amdgcn::AmdgcnOptions::new(t), [1, 1, 1], &args);
+        let ops: Vec<String> = k.insts.iter().map(|(_, i)| i.display(t).to_string()).collect();
+        let long = ops.iter().filter(|o| o.starts_with("s_setpc_b64")).count();
+        let backward = ops.iter().any(|o| o.starts_with("s_addc_u32") && o.ends_with(", -1"));
+        assert!(k.code.len() > 2 * 131_072 && long >= 2, "{t}: {} bytes, {long} long branches", k.code.len());
+        assert!(backward, "{t}: no backward long branch (the loop's)");
+    }
+}
