@@ -1,6 +1,7 @@
 //! `qd-lib`: the Quadrants SIMT library in Rust — the functions kernels actually call.
 //!
-//! Same names and semantics as Quadrants' `qd.simt` (`subgroup`, `block`, `grid`, `warp`), written
+//! Same names and semantics as Quadrants' `qd.simt` (`subgroup`, `block`, `grid`, `warp`, and the
+//! register tiles `Tile16x16`/`Tile32x32` in [`tile`]), written
 //! as functions over `qd-frontend`'s [`KernelBuilder`]: where Quadrants traces a Python function
 //! into IR, here a Rust function emits MIR into the kernel being built. Compile-time parameters
 //! (`log2_size`, `block_dim`, `n`, the operator of a generic reduction) are ordinary Rust values.

@@ -114,16 +114,16 @@ impl Num {
 fn index(b: &mut KernelBuilder<'_>, loc: Loc, op: &str, what: &str, v: Val) -> Result<Val, BuildError> {
     match v.scalar() {
         Some(ScalarType::U32) => Ok(v),
-        Some(ScalarType::I32) => {
-            if const_int(b, v).is_some_and(|c| c < 0) {
-                return Err(err(
-                    loc,
-                    ErrorKind::OutOfRange,
-                    format!("{op}: {what} is negative; negative indices are not supported"),
-                ));
-            }
-            b.cast(v, ScalarType::U32)
-        }
+        Some(ScalarType::I32) => match const_int(b, v) {
+            Some(c) if c < 0 => Err(err(
+                loc,
+                ErrorKind::OutOfRange,
+                format!("{op}: {what} is negative; negative indices are not supported"),
+            )),
+            // A constant stays a constant, so that the counts built from it fold.
+            Some(c) => b.const_u32(c as u32),
+            None => b.cast(v, ScalarType::U32),
+        },
         _ => Err(err(loc, ErrorKind::TypeMismatch, format!("{op}: {what} must be u32 or i32, got {}", v.ty()))),
     }
 }

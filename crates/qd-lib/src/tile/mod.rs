@@ -34,6 +34,11 @@ use crate::common::{at, err, width, Loc};
 use qd_frontend::{BuildError, ErrorKind, KernelBuilder, ScalarType, Val, Var};
 use std::panic::Location;
 
+/// The example of `docs/tile.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/tile.md")]
+pub struct TileMdExamples;
+
 /// An `N × N` register tile (see the module docs). `N` is 16 or 32.
 #[derive(Clone, Debug)]
 pub struct TileNxN<const N: usize> {

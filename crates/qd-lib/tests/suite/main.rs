@@ -31,6 +31,7 @@ mod subgroup_util;
 mod subgroup_vote;
 mod tile;
 mod tile_errors;
+mod tile_example;
 mod warp_grid;
 
 fn main() -> std::process::ExitCode {
@@ -55,5 +56,6 @@ fn main() -> std::process::ExitCode {
     subgroup_example::register(&mut suite);
     subgroup_generic::register(&mut suite);
     tile::register(&mut suite);
+    tile_example::register(&mut suite);
     suite.run()
 }
