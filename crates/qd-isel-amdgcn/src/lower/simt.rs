@@ -565,12 +565,22 @@ pub(crate) fn broadcast(cx: &mut Lower<'_>, i: Inst) -> Result<(), CompileError>
     if found == LanePattern::Dynamic {
         pattern.push_str(" (uniform index)");
     }
+    // A constant lane (a register tile's broadcasts, `broadcast_first`) is the readlane's inline
+    // lane operand: no mask, no SGPR.
+    let const_lane = cx.const_bits(l).map(|c| (c as u32) & (w - 1));
     let (minsts, out) = capture(cx, |cx| {
-        let s = cx.new_s();
         let out = cx.fresh(ty, Cls::Scalar);
-        let mut m = MInst::one(t(cx, Op::SAndB32), &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
+        let mut m = MInst::new();
+        let lane = match const_lane {
+            Some(c) => A::K(Operand::imm32(c)),
+            None => {
+                let s = cx.new_s();
+                m.step(t(cx, Op::SAndB32), &[A::D(s), A::U(ls), A::K(Operand::imm32(w - 1))]);
+                A::U(s)
+            }
+        };
         for (dst, src) in def_parts(out).into_iter().zip(use_parts(xv)) {
-            m.step(t(cx, Op::VReadlaneB32), &[dst, src, A::U(s)]);
+            m.step(t(cx, Op::VReadlaneB32), &[dst, src, lane]);
         }
         cx.emit(m);
         out
