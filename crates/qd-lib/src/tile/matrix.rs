@@ -387,15 +387,25 @@ impl Region {
         Ok(Geometry { active, row_ptr, ncols })
     }
 
-    fn dtype_ok(&self, loc: Loc, op: &str, dtype: ScalarType) -> Result<(), BuildError> {
-        if self.m.dtype == dtype {
-            return Ok(());
+    /// The dtype check and the geometry of a tile access of `n` rows; `None` when no column is
+    /// inside the region (known at build time: nothing to emit).
+    fn prepare(
+        &self,
+        b: &mut KernelBuilder<'_>,
+        loc: Loc,
+        op: &str,
+        dtype: ScalarType,
+        n: usize,
+    ) -> Result<Option<Geometry>, BuildError> {
+        if self.m.dtype != dtype {
+            return Err(err(
+                loc,
+                ErrorKind::TypeMismatch,
+                format!("{op}: the array holds {} but the tile holds {dtype}", self.m.dtype),
+            ));
         }
-        Err(err(
-            loc,
-            ErrorKind::TypeMismatch,
-            format!("{op}: the array holds {} but the tile holds {dtype}", self.m.dtype),
-        ))
+        let g = self.geometry(b, n as u32)?;
+        Ok((!matches!(g.ncols, Num::Const(0))).then_some(g))
     }
 
     /// Loads the region into `regs` (see [`super::TileNxN::load`]). With a run-time column count
@@ -409,12 +419,7 @@ impl Region {
         dtype: ScalarType,
         regs: &[Var],
     ) -> Result<(), BuildError> {
-        self.dtype_ok(loc, op, dtype)?;
-        let n = regs.len() as u32;
-        let g = self.geometry(b, n)?;
-        if matches!(g.ncols, Num::Const(0)) {
-            return Ok(());
-        }
+        let Some(g) = self.prepare(b, loc, op, dtype, regs.len())? else { return Ok(()) };
         b.if_then(g.active, |b| {
             let last = match g.ncols {
                 Num::Const(_) => None,
@@ -457,12 +462,7 @@ impl Region {
         dtype: ScalarType,
         regs: &[Var],
     ) -> Result<(), BuildError> {
-        self.dtype_ok(loc, op, dtype)?;
-        let n = regs.len() as u32;
-        let g = self.geometry(b, n)?;
-        if matches!(g.ncols, Num::Const(0)) {
-            return Ok(());
-        }
+        let Some(g) = self.prepare(b, loc, op, dtype, regs.len())? else { return Ok(()) };
         b.if_then(g.active, |b| {
             for (j, &r) in regs.iter().enumerate() {
                 let jv = b.const_u32(j as u32)?;

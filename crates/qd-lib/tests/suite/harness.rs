@@ -200,6 +200,12 @@ pub fn read<T: Elem>(a: &ArgValue) -> Vec<T> {
 /// Compares `got` with `want` element by element (floats: same bits, any NaN matches any NaN);
 /// the message lists the first mismatches with their index.
 pub fn check<T: Elem>(what: &str, got: &[T], want: &[T]) -> Outcome {
+    check_by(what, got, want, T::same)
+}
+
+/// Compares `got` with `want` element by element with `same` (e.g. a tolerance); the message
+/// lists the first mismatches with their index.
+pub fn check_by<T: Elem>(what: &str, got: &[T], want: &[T], same: impl Fn(T, T) -> bool) -> Outcome {
     if got.len() != want.len() {
         return Err(format!("{what}: {} elements, want {}", got.len(), want.len()));
     }
@@ -207,7 +213,7 @@ pub fn check<T: Elem>(what: &str, got: &[T], want: &[T]) -> Outcome {
         .iter()
         .zip(want)
         .enumerate()
-        .filter(|(_, (g, w))| !T::same(**g, **w))
+        .filter(|(_, (g, w))| !same(**g, **w))
         .take(4)
         .map(|(i, (g, w))| format!("[{i}] got {g:?} want {w:?}"))
         .collect();

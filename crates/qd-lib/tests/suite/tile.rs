@@ -156,25 +156,10 @@ fn values<T: Real>(len: usize, seed: u64) -> Vec<T> {
 
 /// Element-wise comparison within `ulps` ulps of the dtype, relative to `max(1, |want|)`.
 fn close<T: Real>(what: &str, got: &[T], want: &[T], ulps: f64) -> Outcome {
-    if got.len() != want.len() {
-        return Err(format!("{what}: {} elements, want {}", got.len(), want.len()));
-    }
-    let bad: Vec<String> = got
-        .iter()
-        .zip(want)
-        .enumerate()
-        .filter(|(_, (g, w))| {
-            let (g, w) = (g.to_f64(), w.to_f64());
-            !(g.to_bits() == w.to_bits() || (g - w).abs() <= ulps * T::EPS * w.abs().max(1.0))
-        })
-        .take(4)
-        .map(|(i, (g, w))| format!("[{i}] got {g:?} want {w:?}"))
-        .collect();
-    if bad.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{what}: {}", bad.join(", ")))
-    }
+    crate::harness::check_by(what, got, want, |g, w| {
+        let (g, w) = (g.to_f64(), w.to_f64());
+        g.to_bits() == w.to_bits() || (g - w).abs() <= ulps * T::EPS * w.abs().max(1.0)
+    })
 }
 
 /// `max |(L·Lᵀ − A)_ij| / max |A_ij|` over the lower triangle of `l` (`n × n`).
