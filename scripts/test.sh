@@ -135,14 +135,14 @@ if grep -q 'test result: FAILED' /tmp/qd-test.log; then
   exit 1
 fi
 
-# The qd-lib device-wide algorithms' kernels (width 32, as the suite builds them for cpu:32)
+# The qd-lib device-wide algorithms' and register tiles' kernels (width 32, as the suite builds them for cpu:32)
 # through both independent oracles: ptxas (sm_90 with CUDA 13, sm_70 with CUDA 12) and spirv-val
 # (vulkan1.1). The suite runs them on the native cpu device and lavapipe; this checks the PTX and the
 # SPIR-V text themselves, which a lenient driver may accept when it should not.
-step "qd-lib algorithm kernels: ptxas and spirv-val"
+step "qd-lib algorithm and tile kernels: ptxas and spirv-val"
 libdump="$PWD/target/qd-lib-algo-kernels"
 rm -rf "$libdump" && mkdir -p "$libdump"
-QD_LIB_DUMP="$libdump" QD_TEST_DEVICES=cpu:32 cargo test --quiet -p qd-lib --test suite -- algo:: >/dev/null
+QD_LIB_DUMP="$libdump" QD_TEST_DEVICES=cpu:32 cargo test --quiet -p qd-lib --test suite -- algo:: tile:: >/dev/null
 cargo build --quiet -p qdc
 qdc="$PWD/target/debug/qdc"
 ok=0
@@ -164,11 +164,11 @@ for f in "$libdump"/*.qdm; do
     echo "REJECTED: $f"
   fi
 done
-echo "qd-lib algorithm kernels: $ok accepted, $bad rejected (ptxas sm_90/sm_70, spirv-val vulkan1.1)"
+echo "qd-lib algorithm and tile kernels: $ok accepted, $bad rejected (ptxas sm_90/sm_70, spirv-val vulkan1.1)"
 if [ "$bad" -ne 0 ] || [ "$ok" -eq 0 ]; then
   exit 1
 fi
-echo "test result: ok. $ok passed; 0 failed (qd-lib algorithm kernels through ptxas and spirv-val)" >> /tmp/qd-test.log
+echo "test result: ok. $ok passed; 0 failed (qd-lib algorithm and tile kernels through ptxas and spirv-val)" >> /tmp/qd-test.log
 
 # The AMDGCN back end on the wave simulator: qd-lib's whole suite (device-wide algorithms
 # included) on the four simulated devices, compiled by qd-isel-amdgcn and run with the
