@@ -369,6 +369,14 @@ impl VCode {
     /// placed right after the predecessor when the edge is its fall-through, at the end otherwise.
     pub(crate) fn split_critical_edges(&mut self) {
         let original = self.blocks.len();
+        // Predecessor edges per block, counted once: splitting an edge replaces its predecessor
+        // with the new block, so the counts hold throughout.
+        let mut npreds = vec![0usize; original];
+        for b in 0..original {
+            for s in self.succs(VBlock::new(b)) {
+                npreds[s.index()] += 1;
+            }
+        }
         let mut edges: Vec<(usize, usize, usize)> = Vec::new(); // (new block, pred, succ)
         let mut b = 0;
         while b < original {
@@ -377,7 +385,7 @@ impl VCode {
                 for (k, s) in succs.iter().enumerate() {
                     let has_args =
                         self.blocks[b].insts.last().is_some_and(|m| m.succ_args.get(k).is_some_and(|a| !a.is_empty()));
-                    if self.preds(*s).len() > 1 || has_args {
+                    if npreds[s.index()] > 1 || has_args {
                         let divergent = self.blocks[s.index()].divergent;
                         let args = self.blocks[b].insts.last().map(|m| m.succ_args.get(k).cloned().unwrap_or_default());
                         let n = self.new_block(format!("edge.{}.{}", b, s.index()), divergent);
@@ -404,26 +412,22 @@ impl VCode {
         // predecessor (the predecessor's fall-through is kept), else right after the predecessor
         // (a back edge): every block but a loop header then follows one of its predecessors, the
         // order regalloc2's checker walks in.
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); original];
+        let mut after: Vec<Vec<usize>> = vec![Vec::new(); original];
+        for &(n, p, s) in &edges {
+            if p < s {
+                before[s].push(n);
+            } else {
+                after[p].push(n);
+            }
+        }
         let mut order = Vec::with_capacity(self.blocks.len());
         for i in 0..original {
-            order.extend(edges.iter().filter(|&&(_, p, s)| s == i && p < i).map(|&(n, _, _)| VBlock::new(n)));
+            order.extend(before[i].iter().map(|&n| VBlock::new(n)));
             order.push(VBlock::new(i));
-            order.extend(edges.iter().filter(|&&(_, p, s)| p == i && s <= i).map(|&(n, _, _)| VBlock::new(n)));
+            order.extend(after[i].iter().map(|&n| VBlock::new(n)));
         }
         self.reorder(&order);
-    }
-
-    /// The predecessors of a block.
-    pub(crate) fn preds(&self, b: VBlock) -> Vec<VBlock> {
-        (0..self.blocks.len())
-            .map(VBlock::new)
-            .filter(|&p| self.succs(p).contains(&b))
-            .flat_map(|p| {
-                // A block reaching `b` on both edges counts twice, as regalloc2 sees it.
-                let n = self.succs(p).iter().filter(|&&s| s == b).count();
-                std::iter::repeat_n(p, n)
-            })
-            .collect()
     }
 }
 
