@@ -47,12 +47,14 @@ pub mod matrix;
 mod program;
 mod resident;
 pub mod sim;
+mod timing;
 mod vulkan;
 
 pub use error::{RtError, RtErrorKind};
 pub use lowlevel::{CompiledKernel, DeviceArg, DeviceBuffer};
 pub use matrix::{DeviceMatrix, Skipped};
 pub use qd_mir::interp::{ArgValue, Buffer as HostBuffer};
+pub use timing::{Clock, Phase};
 
 use qd_mir::{Function, Module, Program};
 

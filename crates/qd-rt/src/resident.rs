@@ -41,6 +41,19 @@ impl Device {
     /// - after the launches, [`RtErrorKind::ProgramStatus`](crate::RtErrorKind::ProgramStatus):
     ///   the kernels set bits of the program's status word (which each run allocates zeroed).
     pub fn run_program_resident(&self, m: &Module, p: &Program, argv: &[DeviceArg<'_>]) -> Result<(), RtError> {
+        self.with_program(m, p, argv, |dev, launches| dev.launch_all(launches))
+    }
+
+    /// The run of a resident program around `issue`, which makes the launches: the checks, the
+    /// status word, each kernel compiled once, then `issue` with the launches in program order,
+    /// a wait for them, and the status word read back.
+    pub(crate) fn with_program<R>(
+        &self,
+        m: &Module,
+        p: &Program,
+        argv: &[DeviceArg<'_>],
+        issue: impl FnOnce(&Device, &[Launch<'_, '_>]) -> Result<R, RtError>,
+    ) -> Result<R, RtError> {
         let ctx = format!("program @{}", p.name);
         self.check_resident_args(p, argv)?;
         let status = match p.status {
@@ -69,14 +82,14 @@ impl Device {
                 .ok_or_else(|| RtError::usage(format!("{ctx}: kernel @{} was not compiled", l.kernel)))?;
             launches.push(Launch { kernel, args: la, grid: None });
         }
-        self.launch_all(&launches).map_err(|e| e.context(&ctx))?;
+        let r = issue(self, &launches).map_err(|e| e.context(&ctx))?;
         self.synchronize().map_err(|e| e.context(&ctx))?;
         if let Some(s) = &status {
             let word = self.download(s).map_err(|e| e.context(&ctx))?;
             let value = word.to_bits().first().map_or(0, |&v| v as u32);
             crate::program::check_status(p, value)?;
         }
-        Ok(())
+        Ok(r)
     }
 
     /// [`Device::run_program`] built from [`Device::run_program_resident`] (the `sim-*`

@@ -363,3 +363,53 @@ fn shared_buffer_on_cuda() {
         shared_buffer(&d);
     }
 }
+
+/// `Device::run_program_phases`: the same checks, launches and results as a resident run, one
+/// timed phase per launch naming its kernel, the status word still read (a bad live count is the
+/// status error); `Device::timed` around a resident run.
+fn phases(dev: &Device) {
+    let m = status_module();
+    let p = m.program("twice").expect("@twice");
+    let spec = dev.info().spec();
+    let n = dev.upload(&i32s(&[40])).unwrap();
+    let src = dev.upload(&u32s_host(0..64)).unwrap();
+    let dst = dev.alloc(ScalarType::U32, 64).unwrap();
+    let sum = dev.upload(&u32s_host([77])).unwrap();
+    let argv = [DeviceArg::Buffer(&n), DeviceArg::Buffer(&src), DeviceArg::Buffer(&dst), DeviceArg::Buffer(&sum)];
+    let got = dev.run_program_phases(&m, p, &argv).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let kernels: Vec<&str> = p.launches.iter().map(|l| l.kernel.as_str()).collect();
+    assert_eq!(got.iter().map(|ph| ph.kernel.as_str()).collect::<Vec<_>>(), kernels, "{spec}: one phase per launch");
+    assert!(got.iter().enumerate().all(|(i, ph)| ph.index == i));
+    assert_eq!(dev.download(&dst).unwrap().to_bits(), dst_after(&[40]), "{spec}: the phases did the program's work");
+    assert_eq!(dev.download(&sum).unwrap().to_bits(), vec![1600]);
+    dev.write(&n, &i32s(&[65])).unwrap();
+    let e = dev.run_program_phases(&m, p, &argv).unwrap_err();
+    assert_kind(&e, RtErrorKind::ProgramStatus { status: 0x9 }, STATUS_BOTH);
+    dev.write(&n, &i32s(&[3])).unwrap();
+    let ((), elapsed, clock) = dev.timed(|d| d.run_program_resident(&m, p, &argv)).unwrap();
+    let want = if dev.info().kind == DeviceKind::Cuda { qd_rt::Clock::DeviceEvents } else { qd_rt::Clock::WallClock };
+    assert_eq!(clock, want, "{spec}");
+    assert!(elapsed > std::time::Duration::ZERO, "{spec}: {elapsed:?}");
+    assert_eq!(dev.download(&sum).unwrap().to_bits(), vec![9]);
+}
+
+#[test]
+fn phases_on_cpu() {
+    for dev in cpus() {
+        phases(&dev);
+    }
+}
+
+#[test]
+fn phases_on_vulkan() {
+    if let Some(d) = vulkan("phases_on_vulkan") {
+        phases(&d);
+    }
+}
+
+#[test]
+fn phases_on_cuda() {
+    if let Some(d) = cuda("phases_on_cuda") {
+        phases(&d);
+    }
+}

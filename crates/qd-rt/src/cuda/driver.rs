@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-pub(crate) use sys::{CUcontext, CUctx_st, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUstream};
+pub(crate) use sys::{CUcontext, CUctx_st, CUdevice, CUdeviceptr, CUevent, CUfunction, CUmodule, CUstream};
 
 /// Turns a `CUresult` into a result naming the call.
 pub(crate) fn check(call: &'static str, r: sys::CUresult) -> Result<(), RtError> {
@@ -317,4 +317,47 @@ pub(crate) fn launch(
         )
     };
     check("cuLaunchKernel", r)
+}
+
+/// A CUDA event (timing enabled), destroyed on drop.
+pub(crate) struct Event(CUevent);
+
+// SAFETY: an event handle may be used from any thread whose current context is the one it was
+// created in; the device binds its context before every call, behind its mutex.
+unsafe impl Send for Event {}
+
+impl Event {
+    /// Creates an event in the current context.
+    pub(crate) fn new() -> Result<Event, RtError> {
+        let mut e: CUevent = std::ptr::null_mut();
+        // SAFETY: a context is current (callers bind first); `e` is a valid out pointer; flags 0
+        // = a default event, which records timestamps.
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut e, 0) })?;
+        Ok(Event(e))
+    }
+
+    /// Records the event on `stream` (it completes when the work enqueued before it has).
+    pub(crate) fn record(&self, stream: CUstream) -> Result<(), RtError> {
+        // SAFETY: the event and the stream belong to the current context.
+        check("cuEventRecord", unsafe { sys::cuEventRecord(self.0, stream) })
+    }
+
+    /// Milliseconds of GPU time from `start` to `self`, once `self` has completed (waits for it).
+    pub(crate) fn elapsed_ms_since(&self, start: &Event) -> Result<f32, RtError> {
+        // SAFETY: both events were created and recorded in the current context.
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(self.0) })?;
+        let mut ms = 0f32;
+        // SAFETY: `ms` is a valid out pointer; both events have completed.
+        check("cuEventElapsedTime", unsafe { sys::cuEventElapsedTime(&mut ms, start.0, self.0) })?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: the event is this object's; an error at teardown cannot be acted on.
+        unsafe {
+            let _ = sys::cuEventDestroy_v2(self.0);
+        }
+    }
 }
