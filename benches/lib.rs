@@ -3,6 +3,8 @@
 //! builder exactly as a JIT user would build it.
 #![forbid(unsafe_code)]
 
+pub mod algo_inputs;
+
 use qd_frontend::{BuildError, FunctionBuilderContext, GroupOp, KernelBuilder, ScalarType, Tile};
 use qd_mir::interp::{ArgValue, Buffer};
 use qd_mir::{Function, VerifiedKernel};

@@ -8,62 +8,11 @@
 //! picks devices; `QD_BENCH_N` changes n).
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use qd_benches::algo_inputs::buffers;
 use qd_frontend::ScalarType;
 use qd_lib::algorithms::{Capacity, DeviceClass, Options, Strategy, Target};
-use qd_mir::interp::Buffer;
-use qd_mir::{Module, Type};
-use qd_rt::{Device, DeviceArg, DeviceBuffer};
+use qd_rt::{Device, DeviceArg};
 use qdc::algo::{build, Algo, AlgoSpec, Combine};
-
-/// The input of parameter `name` (element `elem`, `len` elements) for a run at live count `n`.
-fn input(name: &str, elem: ScalarType, len: usize, n: u64) -> Buffer {
-    let mut next = qd_benches::splitmix64(0x5eed ^ name.len() as u64);
-    let bits: Vec<u64> = match name {
-        "n" => vec![n],
-        "flags" => (0..len).map(|_| next() & 1).collect(),
-        // Runs of 1..=16 equal keys.
-        "keys_in" => {
-            let (mut key, mut left) = (0u64, 0u64);
-            (0..len)
-                .map(|_| {
-                    if left == 0 {
-                        key += 1;
-                        left = 1 + next() % 16;
-                    }
-                    left -= 1;
-                    key
-                })
-                .collect()
-        }
-        "arr" | "keys" | "values" | "values_in" => (0..len)
-            .map(|_| match elem {
-                // Integer-valued floats keep sums exact; other types take raw random bits.
-                ScalarType::F32 => u64::from(((next() % 1000) as f32).to_bits()),
-                ScalarType::F64 => ((next() % 1000) as f64).to_bits(),
-                ScalarType::U32 | ScalarType::I32 => next() & 0xffff_ffff,
-                _ => next(),
-            })
-            .collect(),
-        _ => vec![0; len],
-    };
-    Buffer::from_bits(elem, bits)
-}
-
-/// Device buffers for every parameter of the program of `m`, sized by its checks.
-fn buffers(dev: &Device, m: &Module, n: u64) -> Vec<(String, DeviceBuffer, Buffer)> {
-    let p = &m.programs[0];
-    p.params
-        .iter()
-        .enumerate()
-        .map(|(i, q)| {
-            let Type::Ptr(_, elem) = q.ty else { panic!("algorithm programs take buffers only") };
-            let len = p.min_len(i).max(1) as usize;
-            let host = input(&q.name, elem, len, n);
-            let d = dev.upload(&host).expect("upload");
-            (q.name.clone(), d, host)
-        })
-        .collect()
-}
 
 /// The algorithms measured: name, spec pieces (algorithm, dtype, values) and whether the program
 /// rewrites its input (so inputs are restored before each run).
@@ -114,7 +63,7 @@ fn algorithms(c: &mut Criterion) {
             for &strategy in strategies(algo, values) {
                 let spec = AlgoSpec { algo, dtype, values, cap, end_bit: None, opts: Options { target, strategy } };
                 let m = build(&spec).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let bufs = buffers(&dev, &m, n);
+                let bufs = buffers(&dev, &m, n).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let argv: Vec<DeviceArg<'_>> = bufs.iter().map(|(_, d, _)| DeviceArg::Buffer(d)).collect();
                 let p = &m.programs[0];
                 dev.run_program_resident(&m, p, &argv).expect("first run");
