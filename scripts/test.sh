@@ -221,6 +221,23 @@ if [ "${QD_REQUIRE_VULKAN:-0}" = 1 ]; then
 else
   echo "no Vulkan device: skipped"
 fi
+# The GPU machine's CUDA check (issue 23), end to end without a GPU: the CUB baseline built from
+# the CUDA 13.0 wheels (benches/cuda/build.sh), the carried executables (scripts/gpu-cuda-build.sh,
+# debug here), then scripts/gpu-cuda-check.sh on the cpu device and lavapipe, where its CUDA-only
+# steps say they are skipped: the 1,000,003-element cases, the algorithm cases of the suite, and
+# qd's side of the table at 2^12.
+step "scripts/gpu-cuda-build.sh + gpu-cuda-check.sh (cpu, lavapipe)"
+QD_GPU_BUILD_PROFILE=dev bash scripts/gpu-cuda-build.sh "$PWD/target/gpu-cuda-ci" > /tmp/qd-gpu-cuda.log 2>&1 \
+  || { cat /tmp/qd-gpu-cuda.log; exit 1; }
+grep -E '^cub_bench' /tmp/qd-gpu-cuda.log
+for dev in cpu $([ "${QD_REQUIRE_VULKAN:-0}" = 1 ] && echo vulkan); do
+  QD_GPU_DEVICE=$dev QD_GPU_SUITE_FILTER=algo:: QD_GPU_BENCH_EXPS=12 QD_GPU_BENCH_REPS=2 \
+    OUT=/tmp/qd-gpu-cuda-$dev bash scripts/gpu-cuda-check.sh "$PWD/target/gpu-cuda-ci" > /tmp/qd-gpu-cuda.log 2>&1 \
+    || { cat /tmp/qd-gpu-cuda.log; exit 1; }
+  cat /tmp/qd-gpu-cuda-$dev/summary.txt
+  echo "test result: ok. 1 passed; 0 failed (scripts/gpu-cuda-check.sh on $dev)" >> /tmp/qd-test.log
+done
+
 passed=$(grep -o '[0-9]* passed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')
 failed=$(grep -o '[0-9]* failed' /tmp/qd-test.log | awk '{s += $1} END {print s + 0}')
 
