@@ -25,18 +25,8 @@ mkdir -p "$DIR/bin"
 profile=${QD_GPU_BUILD_PROFILE:-release}
 if [ "$profile" = release ]; then rel=--release; out=release; else rel=; out=debug; fi
 
-executables() {
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["target"]["name"], m["package_id"].split("#")[0].rsplit("/", 1)[-1], m["executable"])
-'
-}
+# shellcheck source=scripts/gpu-common.sh
+. "$REPO/scripts/gpu-common.sh"
 # shellcheck disable=SC2086
 exes=$(cargo test $rel --no-run --message-format=json \
     -p qd-tests --test filetests --test cuda_corpus -p qd-lib --test suite 2>/dev/null | executables)

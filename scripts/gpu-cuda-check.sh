@@ -39,24 +39,10 @@ REPS=${QD_GPU_BENCH_REPS:-5}
 summary=$RES/summary.txt
 : > "$summary"
 failed=0
-note() { echo "$*" | tee -a "$summary"; }
+# note, step: scripts/gpu-common.sh.
+# shellcheck source=scripts/gpu-common.sh
+. "$REPO/scripts/gpu-common.sh"
 
-# step NAME LIMIT_S LOG COMMAND…: runs with a time limit, appends to LOG, notes the outcome.
-step() {
-  local name=$1 limit=$2 log=$3
-  shift 3
-  echo "=== $name: $*" >> "$log"
-  local t0=$SECONDS
-  timeout "$limit" "$@" >> "$log" 2>&1
-  local rc=$?
-  local dt=$((SECONDS - t0))
-  if [ $rc -eq 0 ]; then
-    note "ok      $name (${dt}s)"
-  else
-    failed=1
-    note "FAILED  $name (exit $rc$([ $rc -eq 124 ] && echo ", over ${limit}s"), ${dt}s; see $(basename "$log"))"
-  fi
-}
 
 case "$DEV" in
   cuda*) cuda=1 ;;

@@ -29,20 +29,9 @@ mkdir -p "$DIR/bin" "$DIR/gl"
 profile=${QD_GPU_BUILD_PROFILE:-release}
 if [ "$profile" = release ]; then rel=--release; out=release; else rel=; out=debug; fi
 
-# The test and bench executables: cargo names them NAME-<hash>; its JSON messages say which
-# (`TARGET PACKAGE PATH` per executable).
-executables() {
-  python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["target"]["name"], m["package_id"].split("#")[0].rsplit("/", 1)[-1], m["executable"])
-'
-}
+# The test and bench executables: cargo names them NAME-<hash>; its JSON messages say which.
+# shellcheck source=scripts/gpu-common.sh
+. "$REPO/scripts/gpu-common.sh"
 # shellcheck disable=SC2086
 exes=$(cargo test $rel --no-run --message-format=json \
     -p qd-tests --test vulkan_corpus -p qd-rt --test vulkan --test programs -p qd-lib --test suite 2>/dev/null |

@@ -33,7 +33,9 @@ export QD_REPO_ROOT="$REPO" INSTA_UPDATE=no CI=true RUST_BACKTRACE=0
 summary=$RES/summary.txt
 : > "$summary"
 failed=0
-note() { echo "$*" | tee -a "$summary"; }
+# note, step: scripts/gpu-common.sh.
+# shellcheck source=scripts/gpu-common.sh
+. "$REPO/scripts/gpu-common.sh"
 
 # The loader.
 if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
@@ -62,22 +64,6 @@ fi
 note "vulkan device: $(grep "^$vk " "$RES/devices.txt")"
 cuda=$(awk '/^cuda:[0-9]/ {print $1; exit}' "$RES/devices.txt")
 
-# step NAME LIMIT_S LOG COMMAND…: runs with a time limit, appends to LOG, notes the outcome.
-step() {
-  local name=$1 limit=$2 log=$3
-  shift 3
-  echo "=== $name: $*" >> "$log"
-  local t0=$SECONDS
-  timeout "$limit" "$@" >> "$log" 2>&1
-  local rc=$?
-  local dt=$((SECONDS - t0))
-  if [ $rc -eq 0 ]; then
-    note "ok      $name (${dt}s)"
-  else
-    failed=1
-    note "FAILED  $name (exit $rc$([ $rc -eq 124 ] && echo ", over ${limit}s"), ${dt}s; see $(basename "$log"))"
-  fi
-}
 
 export QD_REQUIRE_VULKAN=1
 QD_VULKAN_DEVICE=$vk QD_KERNEL_CORPUS=$DIR/kernel-corpus \
