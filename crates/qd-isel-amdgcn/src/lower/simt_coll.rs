@@ -94,7 +94,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst, which: Combine) -> Result<
     };
     let framed = !cx.exec_full();
     let spec = Spec { target: cx.target, kind, op: dom.work_op, ty: dom.work, id: dom.identity(), tl, framed };
-    let mut built = select::collective_candidates(spec);
+    let built = select::collective_candidates(spec);
     let mut cands: Vec<Candidate> = built.iter().map(|b| b.cand.clone()).collect();
     let forced = cx.forced(i);
     let chosen = select::decide(&mut cands, forced, cx.forced_candidate(i))
@@ -103,7 +103,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst, which: Combine) -> Result<
     let Some(pos) = built.iter().position(|b| b.cand.name == name) else {
         return Err(cx.internal(i, format!("no sequence built for candidate `{name}`")));
     };
-    let b = built.swap_remove(pos);
+    let b = &built[pos];
     let what = match kind {
         Kind::Reduce => "reduce".to_string(),
         Kind::Scan { inclusive: true } => "inclusive scan".to_string(),
@@ -140,7 +140,7 @@ pub(crate) fn collective(cx: &mut Lower<'_>, i: Inst, which: Combine) -> Result<
             "EXEC is every lane here: frameless (the ladder runs on the operand)".into()
         },
     });
-    emit_built(cx, i, &b, tl)
+    emit_built(cx, i, b, tl)
 }
 
 /// Emits a built candidate: the head mask (segmented), EXEC saved, then the sequence in one

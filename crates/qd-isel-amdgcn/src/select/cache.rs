@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::{collective, shuffle};
 use qd_amdgcn_isa::Target;
@@ -22,7 +23,7 @@ const CACHE_CAP: usize = 256;
 /// shuffle's compile time.
 type ShuffleEntry = (Vec<shuffle::Seq>, Vec<shuffle::Seq>);
 type ShuffleCache = HashMap<(Target, Vec<u8>, bool), ShuffleEntry>;
-type CollectiveCache = HashMap<collective::Spec, Vec<collective::Built>>;
+type CollectiveCache = HashMap<collective::Spec, Rc<[collective::Built]>>;
 
 thread_local! {
     static SHUFFLES: RefCell<ShuffleCache> = RefCell::new(ShuffleCache::new());
@@ -30,18 +31,18 @@ thread_local! {
 }
 
 /// Every candidate for `spec` ([`collective::candidates`]), from this thread's cache when it was
-/// built before.
-pub(crate) fn collective_candidates(spec: collective::Spec) -> Vec<collective::Built> {
+/// built before: a shared listing (a cache hit copies no candidate).
+pub(crate) fn collective_candidates(spec: collective::Spec) -> Rc<[collective::Built]> {
     if let Some(v) = COLLECTIVES.with(|c| c.borrow().get(&spec).cloned()) {
         return v;
     }
-    let v = collective::candidates(spec);
+    let v: Rc<[collective::Built]> = collective::candidates(spec).into();
     COLLECTIVES.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= CACHE_CAP {
             c.clear();
         }
-        c.insert(spec, v.clone());
+        c.insert(spec, Rc::clone(&v));
     });
     v
 }
