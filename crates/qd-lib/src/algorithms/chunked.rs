@@ -40,8 +40,8 @@
 use super::common::{live_count, shaped_phase_kernel, tiles_of, Call, PhaseParams};
 use super::sort_keys::{load_digit, sortable, Dir, Moves, Payload};
 use super::staircase::{
-    emit_scan_inplace, eval_span, finish_phase_at, load_or_identity, rebits, reduce_phase, scan_tile_phase, Io, Len,
-    ScanOp, Span,
+    emit_scan_inplace, eval_span, finish_phase_at, load_or_identity, rebits, reduce_phase, scan_tile_phase,
+    store_below, Io, Len, ScanOp, Span,
 };
 use super::{DeviceClass, Options, Strategy, BLOCK_DIM};
 use crate::common::{err, identity, Loc};
@@ -580,12 +580,7 @@ fn downsweep_tree_phase(
                     None => x,
                 };
                 let r = op.apply(k, tp, in_tile)?;
-                let live = k.lt(i, slen)?;
-                k.if_then(live, |k| {
-                    let at = k.add(doff, i)?;
-                    let bits = rebits(k, r, ed)?;
-                    k.store(dbuf, at, bits)
-                })?;
+                store_below(k, i, slen, dbuf, doff, r, ed)?;
             }
             match (scan.last(), vals.last()) {
                 (Some(&s), Some(&v)) => op.apply(k, s, v),

@@ -20,8 +20,8 @@ use super::{Options, BLOCK_DIM};
 use crate::common::identity;
 use crate::op::Op;
 use qd_frontend::{
-    BuildError, Dim, ErrorKind, FunctionBuilderContext, KernelBuilder, ProgramArg, ProgramBuilder, ScalarType, Type,
-    Val,
+    Buf, BuildError, Dim, ErrorKind, FunctionBuilderContext, KernelBuilder, ProgramArg, ProgramBuilder, ScalarType,
+    Type, Val,
 };
 use qd_mir::{AddrSpace, GroupOp};
 use std::panic::Location;
@@ -166,6 +166,24 @@ pub(crate) fn rebits(k: &mut KernelBuilder<'_>, v: Val, to: ScalarType) -> Resul
     } else {
         k.bitcast(v, to)
     }
+}
+
+/// `buf[off + i] = v` (as the buffer's type `ty`) when `i < len`: a phase's guarded output store.
+pub(crate) fn store_below(
+    k: &mut KernelBuilder<'_>,
+    i: Val,
+    len: Val,
+    buf: Buf,
+    off: Val,
+    v: Val,
+    ty: ScalarType,
+) -> Result<(), BuildError> {
+    let live = k.lt(i, len)?;
+    k.if_then(live, |k| {
+        let at = k.add(off, i)?;
+        let bits = rebits(k, v, ty)?;
+        k.store(buf, at, bits)
+    })
 }
 
 /// Finishes a phase kernel and simplifies it (constant folding, CSE, DCE at the target's
@@ -419,12 +437,7 @@ pub(crate) fn scan_tile_phase(
     let t = k.thread_id(Dim::X)?;
     let v = load_or_identity(&mut k, sbuf, soff, t, slen, sop)?;
     let e = tile_exclusive_scan(&mut k, v, sop.op)?;
-    let inb = k.lt(t, slen)?;
-    k.if_then(inb, |k| {
-        let at = k.add(doff, t)?;
-        let w = rebits(k, e, ed)?;
-        k.store(dbuf, at, w)
-    })?;
+    store_below(&mut k, t, slen, dbuf, doff, e, ed)?;
     let f = finish_phase(k, opts)?;
     launch(pb, &f, call, &[src.buf, dst.buf])
 }
@@ -470,12 +483,7 @@ pub(crate) fn scan_downsweep_phase(
         let raw = k.load(pbuf, pat)?;
         let bp = rebits(k, raw, sop.ty)?;
         let r = op.apply(k, bp, tp)?;
-        let inb = k.lt(i, slen)?;
-        k.if_then(inb, |k| {
-            let at = k.add(doff, i)?;
-            let w = rebits(k, r, ed)?;
-            k.store(dbuf, at, w)
-        })
+        store_below(k, i, slen, dbuf, doff, r, ed)
     })?;
     let f = finish_phase(k, opts)?;
     launch(pb, &f, call, &[src.buf, prefixes.buf, dst.buf])
