@@ -87,6 +87,17 @@ fn barrier(d: &ash::Device, cmd: vk::CommandBuffer, dst_stage: vk::PipelineStage
     unsafe { d.cmd_pipeline_barrier(cmd, all, dst_stage, vk::DependencyFlags::empty(), &mb, &[], &[]) };
 }
 
+/// The barrier after writing buffers that later work reads or writes: every compute and transfer
+/// access waits for the writes.
+fn barrier_to_use(d: &ash::Device, cmd: vk::CommandBuffer) {
+    let after = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
+    let rw = vk::AccessFlags::SHADER_READ
+        | vk::AccessFlags::SHADER_WRITE
+        | vk::AccessFlags::TRANSFER_READ
+        | vk::AccessFlags::TRANSFER_WRITE;
+    barrier(d, cmd, after, rw);
+}
+
 impl Gpu {
     /// Records `record` into a one-time command buffer, submits it and waits for it (at most
     /// `timeout`).
@@ -183,12 +194,7 @@ impl Gpu {
                 // its whole (16-byte multiple) size.
                 unsafe { d.cmd_fill_buffer(cmd, b.buffer, 0, vk::WHOLE_SIZE, 0) };
             }
-            let after = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-            let rw = vk::AccessFlags::SHADER_READ
-                | vk::AccessFlags::SHADER_WRITE
-                | vk::AccessFlags::TRANSFER_READ
-                | vk::AccessFlags::TRANSFER_WRITE;
-            barrier(d, cmd, after, rw);
+            barrier_to_use(d, cmd);
         })
     }
 
@@ -220,12 +226,7 @@ impl Gpu {
                 // inside both.
                 unsafe { d.cmd_copy_buffer(cmd, stage.buffer, *dst, std::slice::from_ref(region)) };
             }
-            let after = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-            let rw = vk::AccessFlags::SHADER_READ
-                | vk::AccessFlags::SHADER_WRITE
-                | vk::AccessFlags::TRANSFER_READ
-                | vk::AccessFlags::TRANSFER_WRITE;
-            barrier(d, cmd, after, rw);
+            barrier_to_use(d, cmd);
         })
     }
 
