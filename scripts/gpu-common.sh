@@ -1,9 +1,10 @@
 # Shell functions the GPU-machine scripts share (sourced, not run):
 #   scripts/gpu-vulkan-build.sh, gpu-cuda-build.sh: `executables` (the test and bench executables
 #     cargo's JSON messages name, as `TARGET PACKAGE PATH` lines);
-#   scripts/gpu-vulkan-check.sh, gpu-cuda-check.sh: `note` (a line to stdout and $summary) and
-#     `step NAME LIMIT_S LOG COMMAND…` (runs with a time limit, appends to LOG, notes the outcome
-#     and sets failed=1 when it fails).
+#   scripts/gpu-vulkan-check.sh, gpu-cuda-check.sh: `open_carried DIR` (the carried build: sets
+#     DIR, BIN, RES — $OUT or DIR/results, emptied — and summary, unpacks bin.tar.xz, failed=0),
+#     `note` (a line to stdout and $summary) and `step NAME LIMIT_S LOG COMMAND…` (runs with a
+#     time limit, appends to LOG, notes the outcome and sets failed=1 when it fails).
 
 executables() {
   python3 -c '
@@ -34,4 +35,18 @@ step() {
     failed=1
     note "FAILED  $name (exit $rc$([ $rc -eq 124 ] && echo ", over ${limit}s"), ${dt}s; see $(basename "$log"))"
   fi
+}
+
+open_carried() {
+  DIR=$(cd "$1" && pwd)
+  RES=${OUT:-$DIR/results}
+  mkdir -p "$RES"
+  rm -f "$RES"/*.txt "$RES"/*.tsv
+  BIN=$DIR/bin
+  if [ ! -d "$BIN" ] && [ -f "$DIR/bin.tar.xz" ]; then
+    xz -dc "$DIR/bin.tar.xz" | tar -C "$DIR" -xf -
+  fi
+  summary=$RES/summary.txt
+  : > "$summary"
+  failed=0
 }

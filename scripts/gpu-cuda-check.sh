@@ -23,25 +23,15 @@
 set -u
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-DIR=$(cd "${1:-$REPO/target/gpu-cuda}" && pwd)
-RES=${OUT:-$DIR/results}
-mkdir -p "$RES"
-rm -f "$RES"/*.txt "$RES"/*.tsv
-BIN=$DIR/bin
-if [ ! -d "$BIN" ] && [ -f "$DIR/bin.tar.xz" ]; then
-  xz -dc "$DIR/bin.tar.xz" | tar -C "$DIR" -xf -
-fi
+# open_carried, note, step: scripts/gpu-common.sh.
+# shellcheck source=scripts/gpu-common.sh
+. "$REPO/scripts/gpu-common.sh"
+open_carried "${1:-$REPO/target/gpu-cuda}"
 export QD_REPO_ROOT="$REPO" INSTA_UPDATE=no CI=true RUST_BACKTRACE=0 QD_TEST_CUDA=1
 DEV=${QD_GPU_DEVICE:-cuda:0}
 EXPS=${QD_GPU_BENCH_EXPS:-20,24,28}
 TYPES=${QD_GPU_BENCH_TYPES:-u32,f32,u64}
 REPS=${QD_GPU_BENCH_REPS:-5}
-summary=$RES/summary.txt
-: > "$summary"
-failed=0
-# note, step: scripts/gpu-common.sh.
-# shellcheck source=scripts/gpu-common.sh
-. "$REPO/scripts/gpu-common.sh"
 
 
 case "$DEV" in

@@ -21,21 +21,11 @@
 set -u
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-DIR=$(cd "${1:-$REPO/target/gpu-vulkan}" && pwd)
-RES=${OUT:-$DIR/results}
-mkdir -p "$RES"
-rm -f "$RES"/*.txt
-BIN=$DIR/bin
-if [ ! -d "$BIN" ] && [ -f "$DIR/bin.tar.xz" ]; then
-  xz -dc "$DIR/bin.tar.xz" | tar -C "$DIR" -xf -
-fi
-export QD_REPO_ROOT="$REPO" INSTA_UPDATE=no CI=true RUST_BACKTRACE=0
-summary=$RES/summary.txt
-: > "$summary"
-failed=0
-# note, step: scripts/gpu-common.sh.
+# open_carried, note, step: scripts/gpu-common.sh.
 # shellcheck source=scripts/gpu-common.sh
 . "$REPO/scripts/gpu-common.sh"
+open_carried "${1:-$REPO/target/gpu-vulkan}"
+export QD_REPO_ROOT="$REPO" INSTA_UPDATE=no CI=true RUST_BACKTRACE=0
 
 # The loader.
 if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
